@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * merkle.h - fs-verity compatible Merkle trees: build, describe, verify.
+ *
+ * This is the one public header of lib/merkle.  Everything here is
+ * bit-exact with the Linux kernel's fs/verity/ and with fsverity-utils:
+ *
+ *  - A tree is built over data_size bytes split in blocks of
+ *    (1 << log_blocksize) bytes; the last block is zero-padded.  Each hash
+ *    is H(salt_padded || block), where the salt is zero-padded to the
+ *    hash's input block size (64 bytes for SHA-256, 128 for SHA-512) and
+ *    omitted when salt_size is 0.
+ *  - Level 0 holds the hashes of the data blocks, level 1 the hashes of
+ *    the level-0 blocks, and so on until a level fits in one block; each
+ *    hash block is zero-padded.  Levels are stored root level first, each
+ *    starting on a block boundary (fs/verity/open.c:
+ *    fsverity_init_merkle_tree_params()).
+ *  - The root hash is the hash of the single top-level block.  A file of at
+ *    most one block has no tree: its root hash is the hash of that block,
+ *    or all zeroes for an empty file.
+ *  - The 256-byte descriptor (struct merkle_descriptor, the kernel's
+ *    struct fsverity_descriptor) and the file digest, which is the hash of
+ *    the descriptor with sig_size set to 0 and no signature appended.
+ *
+ * Errors: functions that can fail return 0 on success or a negative value:
+ * either -errno (from the system, or from a caller's callback) or one of
+ * the MERKLE_E* codes below; merkle_strerror() names both.
+ *
+ * Thread safety: a struct merkle_cache and a struct merkle_tree may be used
+ * from several threads at once (the daemon shares one cache between all its
+ * queues); everything else is plain data.
+ */
+#ifndef VUBLK_MERKLE_H
+#define VUBLK_MERKLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Hash algorithm numbers are the kernel's FS_VERITY_HASH_ALG_*. */
+#define MERKLE_HASH_SHA256 1
+#define MERKLE_HASH_SHA512 2
+
+#define MERKLE_MAX_DIGEST_SIZE 64
+#define MERKLE_MAX_SALT_SIZE 32
+#define MERKLE_MAX_LEVELS 8
+/* Block sizes that fsverity-utils and the kernel accept: 1 KiB .. 64 KiB. */
+#define MERKLE_MIN_LOG_BLOCKSIZE 10
+#define MERKLE_MAX_LOG_BLOCKSIZE 16
+#define MERKLE_DESCRIPTOR_SIZE 256
+/* The kernel's FS_VERITY_MAX_DESCRIPTOR_SIZE (descriptor + signature). */
+#define MERKLE_MAX_DESCRIPTOR_SIZE 16384
+
+/* Library-specific errors (negative, below any errno). */
+enum merkle_error {
+	MERKLE_E_BAD_ALG = -1000,	/* unknown hash algorithm */
+	MERKLE_E_BAD_BLOCKSIZE,		/* block size not a power of 2 in range */
+	MERKLE_E_BAD_SALT_SIZE,		/* salt longer than 32 bytes */
+	MERKLE_E_BAD_VERSION,		/* descriptor version is not 1 */
+	MERKLE_E_RESERVED_NONZERO,	/* descriptor reserved bytes not zero */
+	MERKLE_E_DESC_TOO_SHORT,	/* buffer shorter than the descriptor */
+	MERKLE_E_SIG_SIZE,		/* sig_size disagrees with buffer size */
+	MERKLE_E_TOO_MANY_LEVELS,	/* data too large for MERKLE_MAX_LEVELS */
+	MERKLE_E_CORRUPT,		/* hash mismatch: data or tree corrupt */
+	MERKLE_E_NOMEM,			/* out of memory */
+	MERKLE_E_DIGEST_MISMATCH,	/* descriptor digest != expected digest */
+};
+
+/* Human-readable text for a negative return value of this library. */
+const char *merkle_strerror(int err);
+
+/* "sha256" / "sha512" -> MERKLE_HASH_*, or MERKLE_E_BAD_ALG. */
+int merkle_hash_alg_from_name(const char *name);
+/* MERKLE_HASH_* -> "sha256" / "sha512", or NULL. */
+const char *merkle_hash_alg_name(unsigned hash_alg);
+/* Digest size in bytes, or 0 for an unknown algorithm. */
+unsigned merkle_digest_size(unsigned hash_alg);
+
+/* What a tree is built from; the same fields as the descriptor. */
+struct merkle_params {
+	unsigned hash_alg;		/* MERKLE_HASH_* */
+	unsigned log_blocksize;		/* MERKLE_MIN..MAX_LOG_BLOCKSIZE */
+	unsigned salt_size;		/* 0..MERKLE_MAX_SALT_SIZE */
+	uint8_t salt[MERKLE_MAX_SALT_SIZE];
+	uint64_t data_size;		/* bytes of data covered */
+};
+
+/* The shape of a tree, derived from struct merkle_params. */
+struct merkle_geometry {
+	unsigned digest_size;
+	unsigned block_size;
+	unsigned log_arity;		/* log2(hashes per block) */
+	unsigned hashes_per_block;
+	unsigned num_levels;		/* 0: data_size <= block_size, no tree */
+	uint64_t data_blocks;		/* DIV_ROUND_UP(data_size, block_size) */
+	/* level 0 = the hashes of the data blocks; num_levels-1 = the top. */
+	uint64_t level_start[MERKLE_MAX_LEVELS]; /* first block, in the tree */
+	uint64_t level_blocks[MERKLE_MAX_LEVELS];
+	uint64_t tree_size;		/* bytes; a multiple of block_size */
+};
+
+/* Validate params and compute the geometry.  Returns 0 or MERKLE_E_*. */
+int merkle_geometry_init(struct merkle_geometry *g,
+			 const struct merkle_params *p);
+
+/*
+ * The kernel's struct fsverity_descriptor (fs/verity/fsverity_private.h),
+ * little endian on disk.  Use merkle_descriptor_init() to fill one.
+ */
+struct merkle_descriptor {
+	uint8_t version;		/* must be 1 */
+	uint8_t hash_algorithm;
+	uint8_t log_blocksize;
+	uint8_t salt_size;
+	uint32_t sig_size;		/* le32; bytes of signature after this */
+	uint64_t data_size;		/* le64 */
+	uint8_t root_hash[64];		/* zero-padded */
+	uint8_t salt[32];		/* zero-padded */
+	uint8_t reserved[144];		/* must be 0 */
+} __attribute__((packed));
+_Static_assert(sizeof(struct merkle_descriptor) == MERKLE_DESCRIPTOR_SIZE,
+	       "descriptor must be 256 bytes");
+
+/* Fill a version-1 descriptor with sig_size 0. */
+void merkle_descriptor_init(struct merkle_descriptor *d,
+			    const struct merkle_params *p,
+			    const uint8_t *root_hash);
+
+/*
+ * Parse and validate a descriptor as fs/verity/open.c does: buf holds the
+ * descriptor followed by sig_size bytes of signature (len is the total, at
+ * most MERKLE_MAX_DESCRIPTOR_SIZE).  On success fills *p, root_hash
+ * (digest_size bytes) and *sig_size.
+ */
+int merkle_descriptor_parse(const void *buf, size_t len,
+			    struct merkle_params *p,
+			    uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE],
+			    uint32_t *sig_size);
+
+/* The fs-verity file digest: hash of the descriptor with sig_size = 0. */
+int merkle_descriptor_digest(const struct merkle_descriptor *d,
+			     uint8_t digest[MERKLE_MAX_DIGEST_SIZE]);
+
+/*
+ * The "FSVerity" formatted digest that fs-verity signatures sign
+ * (struct fsverity_formatted_digest: magic "FSVerity", le16 alg, le16 size,
+ * digest).  Writes at most 12 + MERKLE_MAX_DIGEST_SIZE bytes; returns the
+ * length or MERKLE_E_BAD_ALG.
+ */
+int merkle_formatted_digest(unsigned hash_alg, const uint8_t *digest,
+			    uint8_t *out);
+
+/*
+ * Hash nblocks consecutive blocks of data (each 1 << log_blocksize bytes)
+ * with the salt of p, writing nblocks digests to out.  A batch interface so
+ * that a multi-buffer SHA-256 can replace the one-at-a-time loop later
+ * without touching the callers.
+ */
+int merkle_hash_blocks(const struct merkle_params *p, const void *data,
+		       size_t nblocks, uint8_t *out);
+
+/*
+ * I/O callbacks.  Read or write exactly len bytes at off; return 0 or
+ * -errno.  A short read past the end of the data is the caller's bug, not
+ * zero padding: merkle_build_tree() only asks for bytes below data_size.
+ * Callbacks passed to merkle_build_tree() with threads > 1 are called from
+ * several threads at once (pread/pwrite are fine).
+ */
+typedef int (*merkle_read_fn)(void *ctx, void *buf, size_t len, uint64_t off);
+typedef int (*merkle_write_fn)(void *ctx, const void *buf, size_t len,
+			       uint64_t off);
+
+/*
+ * Build the tree of p->data_size bytes read through read_data, write it
+ * (tree_size bytes at tree offsets 0..tree_size, root level first) through
+ * write_tree unless that is NULL, and return the root hash.  Streamed:
+ * memory is O(levels x block size x threads), not O(data).  threads = 0
+ * means one per online CPU.
+ */
+int merkle_build_tree(const struct merkle_params *p,
+		      merkle_read_fn read_data, void *read_ctx,
+		      merkle_write_fn write_tree, void *write_ctx,
+		      unsigned threads,
+		      uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE]);
+
+/*
+ * Verification.
+ *
+ * struct merkle_cache holds hash blocks within a byte budget, LRU; each
+ * cached block carries a "verified" mark.  An evicted block loses its mark,
+ * as a page does in the kernel (fs/verity/verify.c relies on PG_checked /
+ * the per-block bitmap that way).  One cache can serve several trees.
+ */
+struct merkle_cache;
+
+struct merkle_cache *merkle_cache_new(size_t budget_bytes);
+void merkle_cache_free(struct merkle_cache *c);
+
+/* Counters of one tree, all monotonic. */
+struct merkle_stats {
+	uint64_t tree_reads;		/* read callback calls */
+	uint64_t tree_blocks_read;	/* hash blocks those reads brought in */
+	uint64_t blocks_read_ahead;	/* of which not asked for (readahead) */
+	uint64_t cache_hits;
+	uint64_t cache_misses;
+	uint64_t blocks_verified;	/* data blocks verified */
+	uint64_t failures;		/* data blocks that failed */
+};
+
+struct merkle_tree;
+
+/*
+ * Open a tree for verification: p and root_hash come from a validated
+ * descriptor; read_tree reads tree bytes at tree offsets (0 = first byte of
+ * the tree, i.e. of the top level).  read_tree may return -EAGAIN to mean
+ * "not now" (an asynchronous caller that will fetch the range itself, see
+ * merkle_plan_reads()); the verify call then returns -EAGAIN.
+ */
+int merkle_tree_open(struct merkle_tree **out, const struct merkle_params *p,
+		     const uint8_t *root_hash, struct merkle_cache *cache,
+		     merkle_read_fn read_tree, void *read_ctx);
+void merkle_tree_close(struct merkle_tree *t);
+const struct merkle_geometry *merkle_tree_geometry(const struct merkle_tree *t);
+void merkle_tree_stats(const struct merkle_tree *t, struct merkle_stats *out);
+
+/*
+ * Verify nblocks data blocks starting at data block first_block, held in
+ * data (nblocks << log_blocksize bytes; the last block of the file must be
+ * zero-padded by the caller).  Mirrors the kernel's verify_data_block():
+ * walk up from level 0 until a hash block already marked verified (or the
+ * root), then down, checking and marking each block.  Stops at the first
+ * mismatch: returns MERKLE_E_CORRUPT and sets *bad_block to the data block
+ * index whose verification failed.
+ *
+ * ra_blocks is the readahead hint: when a level-0 hash block misses the
+ * cache, up to ra_blocks following level-0 blocks are read in the same
+ * read_tree call (the kernel's REQ_RAHEAD path reads ahead up to 1/4 of
+ * the bio's pages).  0 = no readahead.
+ */
+int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
+			 const void *data, size_t nblocks, unsigned ra_blocks,
+			 uint64_t *bad_block);
+
+/* A byte range of the tree, in tree offsets. */
+struct merkle_extent {
+	uint64_t off;
+	uint32_t len;
+};
+
+/*
+ * For asynchronous callers: list, coalesced and in tree order, the ranges
+ * of hash blocks that verifying data blocks [first_block, first_block +
+ * nblocks) needs and that are not in the cache: every level when
+ * all_levels, else level 0 only; level-0 ranges widened by ra_blocks as in
+ * merkle_verify_blocks().  Returns the number of extents written (at most
+ * max), or a negative error.
+ */
+int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
+		      size_t nblocks, unsigned ra_blocks, bool all_levels,
+		      struct merkle_extent *out, size_t max);
+
+/*
+ * Put hash blocks that the caller read (an extent from merkle_plan_reads)
+ * into the cache, unverified.  They are verified when used.
+ */
+int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
+		      size_t len);
+
+/* Synchronous prefetch: read every uncached hash block the range needs. */
+int merkle_prefetch(struct merkle_tree *t, uint64_t first_block,
+		    size_t nblocks, unsigned ra_blocks);
+
+#endif /* VUBLK_MERKLE_H */
