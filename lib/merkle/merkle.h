@@ -64,6 +64,7 @@ enum merkle_error {
 	MERKLE_E_CORRUPT,		/* hash mismatch: data or tree corrupt */
 	MERKLE_E_NOMEM,			/* out of memory */
 	MERKLE_E_DIGEST_MISMATCH,	/* descriptor digest != expected digest */
+	MERKLE_E_DESC_TOO_LONG,		/* buffer over MERKLE_MAX_DESCRIPTOR_SIZE */
 };
 
 /* Human-readable text for a negative return value of this library. */

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * read.c - read and validate the verity metadata of an existing image.
+ *
+ * The sequence of fsverity_get_descriptor() (fs/verity/open.c) over
+ * f2fs_get_verity_descriptor() (fs/f2fs/verity.c): find and check the
+ * location (here: the trailer), read exactly that many bytes at that
+ * position, then validate the descriptor.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "f2fslayout_private.h"
+
+int f2fslayout_read(int fd, struct f2fslayout_image *img)
+{
+	uint8_t trailer[F2FSLAYOUT_TRAILER_SIZE];
+	struct f2fslayout_layout l;
+	uint64_t image_size;
+	uint8_t *desc;
+	int err;
+
+	memset(img, 0, sizeof(*img));
+	err = f2fslayout_read_trailer(fd, trailer, &image_size);
+	if (err)
+		return err;
+	err = f2fslayout_trailer_validate(trailer, image_size, &l);
+	if (err)
+		return err;
+
+	desc = malloc(l.desc_size);
+	if (!desc)
+		return -ENOMEM;
+	err = f2fslayout_pread_full(fd, desc, l.desc_size, l.desc_pos);
+	if (!err)
+		err = f2fslayout_check_descriptor(&l, desc, img);
+	if (err) {
+		free(desc);
+		return err;
+	}
+	img->desc = desc;
+	return 0;
+}
+
+void f2fslayout_image_release(struct f2fslayout_image *img)
+{
+	free(img->desc);
+	img->desc = NULL;
+}

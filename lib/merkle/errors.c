@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * errors.c - text for the library's negative return values.
+ */
+#include <string.h>
+
+#include "merkle_private.h"
+
+static const char *const merkle_error_text[] = {
+	[MERKLE_E_BAD_ALG - MERKLE_E_BAD_ALG] =
+		"unknown fs-verity hash algorithm (known: sha256, sha512)",
+	[MERKLE_E_BAD_BLOCKSIZE - MERKLE_E_BAD_ALG] =
+		"Merkle tree block size must be a power of 2 from 1024 to 65536",
+	[MERKLE_E_BAD_SALT_SIZE - MERKLE_E_BAD_ALG] =
+		"salt is longer than 32 bytes",
+	[MERKLE_E_BAD_VERSION - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor version is not 1",
+	[MERKLE_E_RESERVED_NONZERO - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor has non-zero reserved bytes",
+	[MERKLE_E_DESC_TOO_SHORT - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor is shorter than 256 bytes",
+	[MERKLE_E_SIG_SIZE - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor's sig_size overflows the descriptor buffer",
+	[MERKLE_E_TOO_MANY_LEVELS - MERKLE_E_BAD_ALG] =
+		"data too large: Merkle tree would need more than 8 levels",
+	[MERKLE_E_CORRUPT - MERKLE_E_BAD_ALG] =
+		"hash mismatch: data or Merkle tree is corrupt",
+	[MERKLE_E_NOMEM - MERKLE_E_BAD_ALG] =
+		"out of memory (or the crypto library failed to hash)",
+	[MERKLE_E_DIGEST_MISMATCH - MERKLE_E_BAD_ALG] =
+		"fs-verity file digest differs from the expected digest",
+	[MERKLE_E_DESC_TOO_LONG - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor plus signature is longer than 16384 bytes",
+};
+
+const char *merkle_strerror(int err)
+{
+	const size_t count =
+		sizeof(merkle_error_text) / sizeof(merkle_error_text[0]);
+	const char *text;
+
+	if (err >= MERKLE_E_BAD_ALG &&
+	    (size_t)(err - MERKLE_E_BAD_ALG) < count)
+		return merkle_error_text[err - MERKLE_E_BAD_ALG];
+	if (err < 0 && err > MERKLE_E_BAD_ALG) {
+		/* strerrordesc_np() is the thread-safe strerror(). */
+		text = strerrordesc_np(-err);
+		if (text)
+			return text;
+	}
+	return err == 0 ? "success" : "unknown error";
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * geometry.c - the shape of a Merkle tree.
+ *
+ * Mirrors fs/verity/open.c: fsverity_init_merkle_tree_params().
+ */
+#include <string.h>
+
+#include "merkle_private.h"
+
+int merkle_geometry_init(struct merkle_geometry *g,
+			 const struct merkle_params *p)
+{
+	uint64_t blocks_in_level[MERKLE_MAX_LEVELS];
+	uint64_t blocks, offset;
+	int err = merkle_params_check(p);
+
+	if (err)
+		return err;
+	memset(g, 0, sizeof(*g));
+	g->digest_size = merkle_digest_size(p->hash_alg);
+	g->block_size = 1u << p->log_blocksize;
+	/* Digest sizes are powers of 2, so hashes_per_block is too. */
+	g->hashes_per_block = g->block_size / g->digest_size;
+	g->log_arity = (unsigned)__builtin_ctz(g->hashes_per_block);
+	g->data_blocks = p->data_size / g->block_size +
+			 (p->data_size % g->block_size != 0);
+
+	/*
+	 * Each level hashes the one below until a level fits in one block.
+	 * The kernel refuses trees deeper than FS_VERITY_MAX_LEVELS (-EFBIG).
+	 */
+	blocks = g->data_blocks;
+	while (blocks > 1) {
+		if (g->num_levels >= MERKLE_MAX_LEVELS)
+			return MERKLE_E_TOO_MANY_LEVELS;
+		blocks = (blocks + g->hashes_per_block - 1) >> g->log_arity;
+		blocks_in_level[g->num_levels++] = blocks;
+	}
+
+	/* The top level is stored first, level 0 last. */
+	offset = 0;
+	for (int level = (int)g->num_levels - 1; level >= 0; level--) {
+		g->level_start[level] = offset;
+		g->level_blocks[level] = blocks_in_level[level];
+		offset += blocks_in_level[level];
+	}
+	g->tree_size = offset << p->log_blocksize;
+	return 0;
+}

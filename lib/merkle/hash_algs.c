@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hash_algs.c - the hash algorithms and salted block hashing.
+ *
+ * Mirrors fs/verity/hash_algs.c (fsverity_hash_algs[],
+ * fsverity_prepare_hash_state(), fsverity_hash_block()) on OpenSSL EVP.
+ */
+#include <string.h>
+
+#include "merkle_private.h"
+
+struct merkle_hash_alg {
+	const char *name;
+	const EVP_MD *(*md)(void);
+	unsigned digest_size;
+	/*
+	 * The hash's input block size: the salt is zero-padded to it so that
+	 * the salted state is a whole number of compression rounds
+	 * (fs/verity/hash_algs.c: fsverity_prepare_hash_state()).
+	 */
+	unsigned input_block_size;
+};
+
+/* Indexed by the kernel's FS_VERITY_HASH_ALG_* numbers. */
+static const struct merkle_hash_alg merkle_hash_algs[] = {
+	[MERKLE_HASH_SHA256] = { "sha256", EVP_sha256, 32, 64 },
+	[MERKLE_HASH_SHA512] = { "sha512", EVP_sha512, 64, 128 },
+};
+
+static const struct merkle_hash_alg *merkle_find_alg(unsigned hash_alg)
+{
+	if (hash_alg >= sizeof(merkle_hash_algs) / sizeof(merkle_hash_algs[0]) ||
+	    !merkle_hash_algs[hash_alg].name)
+		return NULL;
+	return &merkle_hash_algs[hash_alg];
+}
+
+int merkle_hash_alg_from_name(const char *name)
+{
+	for (unsigned i = 0;
+	     i < sizeof(merkle_hash_algs) / sizeof(merkle_hash_algs[0]); i++) {
+		if (merkle_hash_algs[i].name &&
+		    strcmp(merkle_hash_algs[i].name, name) == 0)
+			return (int)i;
+	}
+	return MERKLE_E_BAD_ALG;
+}
+
+const char *merkle_hash_alg_name(unsigned hash_alg)
+{
+	const struct merkle_hash_alg *alg = merkle_find_alg(hash_alg);
+
+	return alg ? alg->name : NULL;
+}
+
+unsigned merkle_digest_size(unsigned hash_alg)
+{
+	const struct merkle_hash_alg *alg = merkle_find_alg(hash_alg);
+
+	return alg ? alg->digest_size : 0;
+}
+
+/*
+ * The checks of fs/verity/open.c: fsverity_init_merkle_tree_params() on the
+ * parameters themselves (the data size is checked by the geometry).
+ */
+int merkle_params_check(const struct merkle_params *p)
+{
+	if (!merkle_find_alg(p->hash_alg))
+		return MERKLE_E_BAD_ALG;
+	if (p->log_blocksize < MERKLE_MIN_LOG_BLOCKSIZE ||
+	    p->log_blocksize > MERKLE_MAX_LOG_BLOCKSIZE)
+		return MERKLE_E_BAD_BLOCKSIZE;
+	if (p->salt_size > MERKLE_MAX_SALT_SIZE)
+		return MERKLE_E_BAD_SALT_SIZE;
+	return 0;
+}
+
+/* Hash the zero-padded salt into h->salted; nothing for an empty salt. */
+static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
+				      const struct merkle_hash_alg *alg,
+				      const struct merkle_params *p)
+{
+	uint8_t padded[MERKLE_MAX_SALT_SIZE + 128] = { 0 };
+	size_t padded_size;
+
+	if (EVP_DigestInit_ex(h->salted, alg->md(), NULL) != 1)
+		return MERKLE_E_NOMEM;
+	if (p->salt_size == 0)
+		return 0;
+	padded_size = (p->salt_size + alg->input_block_size - 1) /
+		      alg->input_block_size * alg->input_block_size;
+	memcpy(padded, p->salt, p->salt_size);
+	if (EVP_DigestUpdate(h->salted, padded, padded_size) != 1)
+		return MERKLE_E_NOMEM;
+	return 0;
+}
+
+int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p)
+{
+	const struct merkle_hash_alg *alg;
+	int err = merkle_params_check(p);
+
+	if (err)
+		return err;
+	alg = merkle_find_alg(p->hash_alg);
+	h->digest_size = alg->digest_size;
+	h->block_size = (size_t)1 << p->log_blocksize;
+	h->salted = EVP_MD_CTX_new();
+	h->work = EVP_MD_CTX_new();
+	if (!h->salted || !h->work) {
+		merkle_hasher_destroy(h);
+		return MERKLE_E_NOMEM;
+	}
+	err = merkle_hasher_prepare_salt(h, alg, p);
+	if (err)
+		merkle_hasher_destroy(h);
+	return err;
+}
+
+void merkle_hasher_destroy(struct merkle_hasher *h)
+{
+	EVP_MD_CTX_free(h->salted);
+	EVP_MD_CTX_free(h->work);
+	h->salted = NULL;
+	h->work = NULL;
+}
+
+/*
+ * fs/verity/hash_algs.c: fsverity_hash_block(): start from the salted
+ * state, absorb one block, finish.  The caller zero-pads partial blocks.
+ */
+int merkle_hasher_hash_blocks(struct merkle_hasher *h, const void *data,
+			      size_t nblocks, uint8_t *out)
+{
+	const uint8_t *block = data;
+
+	for (size_t i = 0; i < nblocks; i++) {
+		if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
+		    EVP_DigestUpdate(h->work, block, h->block_size) != 1 ||
+		    EVP_DigestFinal_ex(h->work, out, NULL) != 1)
+			return MERKLE_E_NOMEM;
+		block += h->block_size;
+		out += h->digest_size;
+	}
+	return 0;
+}
+
+int merkle_hash_blocks(const struct merkle_params *p, const void *data,
+		       size_t nblocks, uint8_t *out)
+{
+	struct merkle_hasher h;
+	int err = merkle_hasher_init(&h, p);
+
+	if (err)
+		return err;
+	err = merkle_hasher_hash_blocks(&h, data, nblocks, out);
+	merkle_hasher_destroy(&h);
+	return err;
+}
+
+int merkle_hash_buffer(unsigned hash_alg, const void *buf, size_t len,
+		       uint8_t *out)
+{
+	const struct merkle_hash_alg *alg = merkle_find_alg(hash_alg);
+
+	if (!alg)
+		return MERKLE_E_BAD_ALG;
+	if (EVP_Digest(buf, len, out, NULL, alg->md(), NULL) != 1)
+		return MERKLE_E_NOMEM;
+	return 0;
+}

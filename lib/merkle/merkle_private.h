@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * merkle_private.h - internals shared by the files of lib/merkle.
+ *
+ * Not a public header: code outside lib/merkle uses merkle.h only.  This
+ * plays the role of the kernel's fs/verity/fsverity_private.h.
+ */
+#ifndef VUBLK_MERKLE_PRIVATE_H
+#define VUBLK_MERKLE_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <openssl/evp.h>
+
+#include "merkle.h"
+
+/*
+ * A salted block hasher (hash_algs.c).  The padded salt is hashed once into
+ * 'salted'; each block then starts from a copy of that state, as
+ * fsverity-utils does with its salted hash_init.  Both contexts are reused
+ * for every block, so hashing a block allocates nothing of ours.
+ */
+struct merkle_hasher {
+	EVP_MD_CTX *salted;	/* state after the padded salt */
+	EVP_MD_CTX *work;	/* per-block working state */
+	unsigned digest_size;
+	size_t block_size;
+};
+
+int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p);
+void merkle_hasher_destroy(struct merkle_hasher *h);
+/* Hash nblocks blocks of h->block_size bytes each; digests go to out. */
+int merkle_hasher_hash_blocks(struct merkle_hasher *h, const void *data,
+			      size_t nblocks, uint8_t *out);
+/* Unsalted hash of len bytes (the descriptor digest). */
+int merkle_hash_buffer(unsigned hash_alg, const void *buf, size_t len,
+		       uint8_t *out);
+/* Validate alg, block size and salt size of p; returns 0 or MERKLE_E_*. */
+int merkle_params_check(const struct merkle_params *p);
+
+/*
+ * The hash block cache (cache.c).  Entries are keyed by (tree id, block
+ * index in the tree).  An entry handed out by get/insert is pinned (cannot
+ * be evicted) until merkle_cache_put(); its data never changes while it is
+ * cached, so a pinned entry's data may be read without the cache lock.
+ */
+struct merkle_cache_entry;
+
+const uint8_t *merkle_cache_entry_data(const struct merkle_cache_entry *e);
+bool merkle_cache_entry_verified(const struct merkle_cache_entry *e);
+void merkle_cache_entry_set_verified(struct merkle_cache_entry *e);
+
+/* Pinned entry or NULL; refreshes its LRU position. */
+struct merkle_cache_entry *merkle_cache_get(struct merkle_cache *c,
+					    uint64_t tree_id, uint64_t block);
+/* Whether a block is cached; if so and verified != NULL, its mark. */
+bool merkle_cache_contains(struct merkle_cache *c, uint64_t tree_id,
+			   uint64_t block, bool *verified);
+/*
+ * Insert an unverified copy of data (size bytes) unless the block is
+ * already cached.  If pinned is not NULL it receives the pinned entry (the
+ * one already cached, if any).  Returns 0 or MERKLE_E_NOMEM.
+ */
+int merkle_cache_insert(struct merkle_cache *c, uint64_t tree_id,
+			uint64_t block, const void *data, size_t size,
+			struct merkle_cache_entry **pinned);
+void merkle_cache_put(struct merkle_cache *c, struct merkle_cache_entry *e);
+/* Forget every block of a tree (merkle_tree_close()). */
+void merkle_cache_drop_tree(struct merkle_cache *c, uint64_t tree_id);
+
+/* A tree opened for verification (open.c). */
+struct merkle_tree {
+	struct merkle_params params;
+	struct merkle_geometry geo;
+	uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE];
+	struct merkle_cache *cache;
+	uint64_t id;			/* key of its blocks in the cache */
+	merkle_read_fn read_tree;
+	void *read_ctx;
+
+	/* Idle hashers, reused by concurrent verify calls. */
+	pthread_mutex_t hashers_lock;
+	struct merkle_hasher_slot *idle_hashers;
+
+	struct {
+		atomic_uint_fast64_t tree_reads;
+		atomic_uint_fast64_t tree_blocks_read;
+		atomic_uint_fast64_t blocks_read_ahead;
+		atomic_uint_fast64_t cache_hits;
+		atomic_uint_fast64_t cache_misses;
+		atomic_uint_fast64_t blocks_verified;
+		atomic_uint_fast64_t failures;
+	} stats;
+};
+
+/* Borrow a hasher of t for one call; NULL means ENOMEM. */
+struct merkle_hasher *merkle_tree_get_hasher(struct merkle_tree *t);
+void merkle_tree_put_hasher(struct merkle_tree *t, struct merkle_hasher *h);
+
+static inline void merkle_stat_add(atomic_uint_fast64_t *counter, uint64_t n)
+{
+	atomic_fetch_add_explicit(counter, n, memory_order_relaxed);
+}
+
+/* Tree offset of hash block 'block' (index in the whole tree). */
+static inline uint64_t merkle_block_offset(const struct merkle_geometry *g,
+					   uint64_t block)
+{
+	return block * g->block_size;
+}
+
+#endif /* VUBLK_MERKLE_PRIVATE_H */

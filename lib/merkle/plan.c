@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * plan.c - which hash blocks a verification will need, for callers that
+ * read them themselves (merkle_plan_reads(), merkle_cache_fill()) or ahead
+ * of time (merkle_prefetch()).
+ *
+ * The answer follows merkle_verify_blocks() (verify.c) exactly: a hash
+ * block is needed when the walk up from some data block of the range
+ * reaches it, i.e. when every block below it on that path is not yet
+ * marked verified; level-0 misses are widened by readahead the same way.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merkle_private.h"
+
+/*
+ * Extents are capped so that a caller can read each into one buffer (and
+ * so that merkle_extent.len cannot overflow); the largest block fits.
+ */
+#define MERKLE_EXTENT_MAX_BYTES (1u << 20)
+
+/* The data block range as level-relative hash block ranges. */
+struct merkle_walk {
+	struct merkle_tree *t;
+	uint64_t first[MERKLE_MAX_LEVELS];	/* index within the level */
+	uint64_t last[MERKLE_MAX_LEVELS];
+};
+
+/* Builds coalesced extents in tree order and hands each to emit(). */
+struct merkle_extent_sink {
+	int (*emit)(struct merkle_extent_sink *s, const struct merkle_extent *x);
+	struct merkle_extent pending;
+	bool have_pending;
+};
+
+static void merkle_walk_init(struct merkle_walk *w, struct merkle_tree *t,
+			     uint64_t first_block, size_t nblocks)
+{
+	uint64_t last_block = first_block + nblocks - 1;
+
+	w->t = t;
+	if (last_block >= t->geo.data_blocks)
+		last_block = t->geo.data_blocks - 1;
+	for (unsigned level = 0; level < t->geo.num_levels; level++) {
+		first_block >>= t->geo.log_arity;
+		last_block >>= t->geo.log_arity;
+		w->first[level] = first_block;
+		w->last[level] = last_block;
+	}
+}
+
+static uint64_t merkle_walk_block(const struct merkle_walk *w, unsigned level,
+				  uint64_t idx)
+{
+	return w->t->geo.level_start[level] + idx;
+}
+
+static bool merkle_walk_cached(const struct merkle_walk *w, unsigned level,
+			       uint64_t idx, bool *verified)
+{
+	*verified = false;
+	return merkle_cache_contains(w->t->cache, w->t->id,
+				     merkle_walk_block(w, level, idx), verified);
+}
+
+static bool merkle_walk_needed(const struct merkle_walk *w, unsigned level,
+			       uint64_t idx);
+
+/* Does the walk from some data block of the range pass through block idx? */
+static bool merkle_walk_passes(const struct merkle_walk *w, unsigned level,
+			       uint64_t idx)
+{
+	bool verified;
+
+	merkle_walk_cached(w, level, idx, &verified);
+	return !verified && merkle_walk_needed(w, level, idx);
+}
+
+/* Is block idx of level reached by the walk of some data block? */
+static bool merkle_walk_needed(const struct merkle_walk *w, unsigned level,
+			       uint64_t idx)
+{
+	const unsigned log_arity = w->t->geo.log_arity;
+	uint64_t child, child_end;
+
+	if (level == 0)
+		return true;
+	child = idx << log_arity;
+	child_end = child + w->t->geo.hashes_per_block - 1;
+	if (child < w->first[level - 1])
+		child = w->first[level - 1];
+	if (child_end > w->last[level - 1])
+		child_end = w->last[level - 1];
+	for (; child <= child_end; child++)
+		if (merkle_walk_passes(w, level - 1, child))
+			return true;
+	return false;
+}
+
+static int merkle_sink_flush(struct merkle_extent_sink *s)
+{
+	if (!s->have_pending)
+		return 0;
+	s->have_pending = false;
+	return s->emit(s, &s->pending);
+}
+
+static int merkle_sink_add(struct merkle_extent_sink *s, uint64_t off,
+			   uint32_t len)
+{
+	int err;
+
+	if (s->have_pending && s->pending.off + s->pending.len == off &&
+	    s->pending.len + len <= MERKLE_EXTENT_MAX_BYTES) {
+		s->pending.len += len;
+		return 0;
+	}
+	err = merkle_sink_flush(s);
+	s->pending.off = off;
+	s->pending.len = len;
+	s->have_pending = true;
+	return err;
+}
+
+static int merkle_sink_add_blocks(struct merkle_extent_sink *s,
+				  const struct merkle_walk *w, unsigned level,
+				  uint64_t idx, uint64_t count)
+{
+	const struct merkle_geometry *g = &w->t->geo;
+	int err = 0;
+
+	for (uint64_t i = 0; i < count && !err; i++)
+		err = merkle_sink_add(s, merkle_block_offset(g,
+					 merkle_walk_block(w, level, idx + i)),
+				      g->block_size);
+	return err;
+}
+
+/* Uncached needed blocks of an upper level (no readahead there). */
+static int merkle_plan_upper_level(struct merkle_extent_sink *s,
+				   const struct merkle_walk *w, unsigned level)
+{
+	bool verified;
+	int err = 0;
+
+	for (uint64_t idx = w->first[level]; idx <= w->last[level] && !err;
+	     idx++) {
+		if (!merkle_walk_cached(w, level, idx, &verified) &&
+		    merkle_walk_needed(w, level, idx))
+			err = merkle_sink_add_blocks(s, w, level, idx, 1);
+	}
+	return err;
+}
+
+/*
+ * Level 0 as verify.c reads it: each miss, in order, is read together with
+ * up to ra_blocks following uncached blocks.
+ */
+static int merkle_plan_level0(struct merkle_extent_sink *s,
+			      const struct merkle_walk *w, unsigned ra_blocks)
+{
+	const uint64_t level_end = w->t->geo.level_blocks[0];
+	uint64_t idx = w->first[0], run;
+	bool verified;
+	int err = 0;
+
+	while (idx <= w->last[0] && !err) {
+		if (merkle_walk_cached(w, 0, idx, &verified)) {
+			idx++;
+			continue;
+		}
+		run = 1;
+		while (run <= ra_blocks && idx + run < level_end &&
+		       !merkle_walk_cached(w, 0, idx + run, &verified))
+			run++;
+		err = merkle_sink_add_blocks(s, w, 0, idx, run);
+		idx += run;
+	}
+	return err;
+}
+
+/* Emit the plan in tree order: the top level is stored first. */
+static int merkle_plan(struct merkle_tree *t, uint64_t first_block,
+		       size_t nblocks, unsigned ra_blocks, bool all_levels,
+		       struct merkle_extent_sink *s)
+{
+	struct merkle_walk w;
+	int err = 0;
+
+	if (first_block + nblocks < first_block)
+		return -EINVAL;
+	if (t->geo.num_levels == 0 || nblocks == 0 ||
+	    first_block >= t->geo.data_blocks)
+		return 0;
+	merkle_walk_init(&w, t, first_block, nblocks);
+	for (unsigned level = t->geo.num_levels - 1; level > 0 && !err;
+	     level--) {
+		if (all_levels)
+			err = merkle_plan_upper_level(s, &w, level);
+	}
+	if (!err)
+		err = merkle_plan_level0(s, &w, ra_blocks);
+	if (!err)
+		err = merkle_sink_flush(s);
+	return err;
+}
+
+/* merkle_plan_reads(): extents go to an array. */
+struct merkle_array_sink {
+	struct merkle_extent_sink sink;	/* first */
+	struct merkle_extent *out;
+	size_t count, max;
+};
+
+/* A full array ends the plan early; the caller sees count == max. */
+#define MERKLE_PLAN_FULL 1
+
+static int merkle_array_emit(struct merkle_extent_sink *s,
+			     const struct merkle_extent *x)
+{
+	struct merkle_array_sink *a = (struct merkle_array_sink *)s;
+
+	if (a->count == a->max)
+		return MERKLE_PLAN_FULL;
+	a->out[a->count++] = *x;
+	return 0;
+}
+
+int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
+		      size_t nblocks, unsigned ra_blocks, bool all_levels,
+		      struct merkle_extent *out, size_t max)
+{
+	struct merkle_array_sink a = {
+		.sink = { .emit = merkle_array_emit },
+		.out = out,
+		.max = max,
+	};
+	int err = merkle_plan(t, first_block, nblocks, ra_blocks, all_levels,
+			      &a.sink);
+
+	if (err < 0)
+		return err;
+	return (int)a.count;
+}
+
+int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
+		      size_t len)
+{
+	const struct merkle_geometry *g = &t->geo;
+	const uint8_t *block = buf;
+	int err = 0;
+
+	if (off % g->block_size || len % g->block_size ||
+	    off > g->tree_size || len > g->tree_size - off)
+		return -EINVAL;
+	for (size_t done = 0; done < len && !err; done += g->block_size) {
+		err = merkle_cache_insert(t->cache, t->id,
+					  (off + done) / g->block_size,
+					  block + done, g->block_size, NULL);
+	}
+	return err;
+}
+
+/* merkle_prefetch(): each extent is read and cached at once. */
+struct merkle_read_sink {
+	struct merkle_extent_sink sink;	/* first */
+	struct merkle_tree *t;
+	uint8_t *buf;			/* MERKLE_EXTENT_MAX_BYTES */
+};
+
+static int merkle_read_emit(struct merkle_extent_sink *s,
+			    const struct merkle_extent *x)
+{
+	struct merkle_read_sink *r = (struct merkle_read_sink *)s;
+	struct merkle_tree *t = r->t;
+	int err = t->read_tree(t->read_ctx, r->buf, x->len, x->off);
+
+	if (err)
+		return err;
+	merkle_stat_add(&t->stats.tree_reads, 1);
+	merkle_stat_add(&t->stats.tree_blocks_read, x->len / t->geo.block_size);
+	return merkle_cache_fill(t, x->off, r->buf, x->len);
+}
+
+int merkle_prefetch(struct merkle_tree *t, uint64_t first_block,
+		    size_t nblocks, unsigned ra_blocks)
+{
+	struct merkle_read_sink r = {
+		.sink = { .emit = merkle_read_emit },
+		.t = t,
+		.buf = malloc(MERKLE_EXTENT_MAX_BYTES),
+	};
+	int err;
+
+	if (!r.buf)
+		return MERKLE_E_NOMEM;
+	err = merkle_plan(t, first_block, nblocks, ra_blocks, true, &r.sink);
+	free(r.buf);
+	return err;
+}
