@@ -129,6 +129,9 @@ void merkle_hasher_destroy(struct merkle_hasher *h)
 /*
  * fs/verity/hash_algs.c: fsverity_hash_block(): start from the salted
  * state, absorb one block, finish.  The caller zero-pads partial blocks.
+ * EVP calls on a valid context fail only when OpenSSL cannot allocate
+ * (EVP_MD_CTX_copy_ex() duplicates the provider state), hence
+ * MERKLE_E_NOMEM.
  */
 int merkle_hasher_hash_blocks(struct merkle_hasher *h, const void *data,
 			      size_t nblocks, uint8_t *out)

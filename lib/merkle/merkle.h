@@ -50,6 +50,8 @@
 #define MERKLE_DESCRIPTOR_SIZE 256
 /* The kernel's FS_VERITY_MAX_DESCRIPTOR_SIZE (descriptor + signature). */
 #define MERKLE_MAX_DESCRIPTOR_SIZE 16384
+/* The longest tree read the library asks for or plans (struct merkle_extent). */
+#define MERKLE_MAX_EXTENT_SIZE (1u << 20)
 
 /* Library-specific errors (negative, below any errno). */
 enum merkle_error {
@@ -131,7 +133,10 @@ void merkle_descriptor_init(struct merkle_descriptor *d,
  * Parse and validate a descriptor as fs/verity/open.c does: buf holds the
  * descriptor followed by sig_size bytes of signature (len is the total, at
  * most MERKLE_MAX_DESCRIPTOR_SIZE).  On success fills *p, root_hash
- * (digest_size bytes) and *sig_size.
+ * (digest_size bytes, the rest zeroed) and *sig_size.  As in the kernel,
+ * only a signature running past len is an error (MERKLE_E_SIG_SIZE), not
+ * trailing bytes; the data size must not need more than MERKLE_MAX_LEVELS
+ * levels.  The caller checks data_size against the real data.
  */
 int merkle_descriptor_parse(const void *buf, size_t len,
 			    struct merkle_params *p,
@@ -175,8 +180,11 @@ typedef int (*merkle_write_fn)(void *ctx, const void *buf, size_t len,
  * Build the tree of p->data_size bytes read through read_data, write it
  * (tree_size bytes at tree offsets 0..tree_size, root level first) through
  * write_tree unless that is NULL, and return the root hash.  Streamed:
- * memory is O(levels x block size x threads), not O(data).  threads = 0
- * means one per online CPU.
+ * memory is O(levels x block size + threads x 1 MiB), not O(data).
+ * threads = 0 means one per online CPU; data of at most 1 MiB is hashed
+ * on the calling thread alone.  read_data is asked for 1 MiB chunks (in
+ * order on one thread); write_tree gets one block per call, each level in
+ * order.
  */
 int merkle_build_tree(const struct merkle_params *p,
 		      merkle_read_fn read_data, void *read_ctx,
@@ -194,6 +202,12 @@ int merkle_build_tree(const struct merkle_params *p,
  */
 struct merkle_cache;
 
+/*
+ * budget_bytes counts hash block bytes (not the small per-block overhead).
+ * Blocks in use by a running verification are never evicted, so any budget
+ * works, 0 included; the cache exceeds it only while those are in use.
+ * Returns NULL when out of memory.
+ */
 struct merkle_cache *merkle_cache_new(size_t budget_bytes);
 void merkle_cache_free(struct merkle_cache *c);
 
@@ -231,12 +245,17 @@ void merkle_tree_stats(const struct merkle_tree *t, struct merkle_stats *out);
  * walk up from level 0 until a hash block already marked verified (or the
  * root), then down, checking and marking each block.  Stops at the first
  * mismatch: returns MERKLE_E_CORRUPT and sets *bad_block to the data block
- * index whose verification failed.
+ * index whose verification failed.  Data blocks at or past the end of the
+ * data (data_size rounded up to blocks) must be all zeroes, as the kernel
+ * requires past i_size.  On -EAGAIN (or another read_tree error) nothing is
+ * marked verified on the failed path and no block counts as verified; hash
+ * blocks already checked for earlier blocks of the call keep their marks.
  *
  * ra_blocks is the readahead hint: when a level-0 hash block misses the
  * cache, up to ra_blocks following level-0 blocks are read in the same
  * read_tree call (the kernel's REQ_RAHEAD path reads ahead up to 1/4 of
- * the bio's pages).  0 = no readahead.
+ * the bio's pages).  0 = no readahead.  Capped so that a miss and its
+ * readahead fit in MERKLE_MAX_EXTENT_SIZE bytes.
  */
 int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 			 const void *data, size_t nblocks, unsigned ra_blocks,
@@ -254,7 +273,10 @@ struct merkle_extent {
  * nblocks) needs and that are not in the cache: every level when
  * all_levels, else level 0 only; level-0 ranges widened by ra_blocks as in
  * merkle_verify_blocks().  Returns the number of extents written (at most
- * max), or a negative error.
+ * max), or a negative error.  A return of max may mean the list was cut:
+ * fill those extents and plan again.  Only the hash blocks that the
+ * verifier's walk would reach are listed: above a block already marked
+ * verified, nothing is.
  */
 int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
 		      size_t nblocks, unsigned ra_blocks, bool all_levels,
@@ -262,7 +284,8 @@ int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
 
 /*
  * Put hash blocks that the caller read (an extent from merkle_plan_reads)
- * into the cache, unverified.  They are verified when used.
+ * into the cache, unverified.  They are verified when used.  off and len
+ * must be multiples of the block size within the tree (else -EINVAL).
  */
 int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 		      size_t len);

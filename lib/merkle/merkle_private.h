@@ -110,4 +110,16 @@ static inline uint64_t merkle_block_offset(const struct merkle_geometry *g,
 	return block * g->block_size;
 }
 
+/*
+ * Readahead is capped so that a miss and its readahead fit one extent
+ * (one buffer of MERKLE_MAX_EXTENT_SIZE), whatever hint a caller passes.
+ */
+static inline unsigned merkle_readahead_limit(const struct merkle_geometry *g,
+					      unsigned ra_blocks)
+{
+	unsigned max = MERKLE_MAX_EXTENT_SIZE / g->block_size - 1;
+
+	return ra_blocks < max ? ra_blocks : max;
+}
+
 #endif /* VUBLK_MERKLE_PRIVATE_H */

@@ -16,10 +16,11 @@
 #include "merkle_private.h"
 
 /*
- * Extents are capped so that a caller can read each into one buffer (and
- * so that merkle_extent.len cannot overflow); the largest block fits.
+ * Extents are capped at MERKLE_MAX_EXTENT_SIZE so that a caller can read
+ * each into one buffer (and merkle_extent.len cannot overflow).
  */
-#define MERKLE_EXTENT_MAX_BYTES (1u << 20)
+_Static_assert(MERKLE_MAX_EXTENT_SIZE >= (1u << MERKLE_MAX_LOG_BLOCKSIZE),
+	       "an extent must hold the largest block");
 
 /* The data block range as level-relative hash block ranges. */
 struct merkle_walk {
@@ -68,7 +69,10 @@ static bool merkle_walk_cached(const struct merkle_walk *w, unsigned level,
 static bool merkle_walk_needed(const struct merkle_walk *w, unsigned level,
 			       uint64_t idx);
 
-/* Does the walk from some data block of the range pass through block idx? */
+/*
+ * Does some walk go on from block idx to its parent: it reaches the block
+ * and finds it not marked verified (verify.c: merkle_verify_data_block())?
+ */
 static bool merkle_walk_passes(const struct merkle_walk *w, unsigned level,
 			       uint64_t idx)
 {
@@ -78,7 +82,11 @@ static bool merkle_walk_passes(const struct merkle_walk *w, unsigned level,
 	return !verified && merkle_walk_needed(w, level, idx);
 }
 
-/* Is block idx of level reached by the walk of some data block? */
+/*
+ * Does the walk of some data block of the range look block idx of level
+ * up?  Every walk looks up its level-0 block; above, a block is looked up
+ * when the walk goes on from one of its children.
+ */
 static bool merkle_walk_needed(const struct merkle_walk *w, unsigned level,
 			       uint64_t idx)
 {
@@ -113,7 +121,7 @@ static int merkle_sink_add(struct merkle_extent_sink *s, uint64_t off,
 	int err;
 
 	if (s->have_pending && s->pending.off + s->pending.len == off &&
-	    s->pending.len + len <= MERKLE_EXTENT_MAX_BYTES) {
+	    s->pending.len + len <= MERKLE_MAX_EXTENT_SIZE) {
 		s->pending.len += len;
 		return 0;
 	}
@@ -166,6 +174,8 @@ static int merkle_plan_level0(struct merkle_extent_sink *s,
 	bool verified;
 	int err = 0;
 
+	ra_blocks = merkle_readahead_limit(&w->t->geo, ra_blocks);
+
 	while (idx <= w->last[0] && !err) {
 		if (merkle_walk_cached(w, 0, idx, &verified)) {
 			idx++;
@@ -195,11 +205,9 @@ static int merkle_plan(struct merkle_tree *t, uint64_t first_block,
 	    first_block >= t->geo.data_blocks)
 		return 0;
 	merkle_walk_init(&w, t, first_block, nblocks);
-	for (unsigned level = t->geo.num_levels - 1; level > 0 && !err;
-	     level--) {
-		if (all_levels)
-			err = merkle_plan_upper_level(s, &w, level);
-	}
+	for (unsigned level = t->geo.num_levels - 1;
+	     all_levels && level > 0 && !err; level--)
+		err = merkle_plan_upper_level(s, &w, level);
 	if (!err)
 		err = merkle_plan_level0(s, &w, ra_blocks);
 	if (!err)
@@ -267,7 +275,7 @@ int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 struct merkle_read_sink {
 	struct merkle_extent_sink sink;	/* first */
 	struct merkle_tree *t;
-	uint8_t *buf;			/* MERKLE_EXTENT_MAX_BYTES */
+	uint8_t *buf;			/* MERKLE_MAX_EXTENT_SIZE */
 };
 
 static int merkle_read_emit(struct merkle_extent_sink *s,
@@ -290,7 +298,7 @@ int merkle_prefetch(struct merkle_tree *t, uint64_t first_block,
 	struct merkle_read_sink r = {
 		.sink = { .emit = merkle_read_emit },
 		.t = t,
-		.buf = malloc(MERKLE_EXTENT_MAX_BYTES),
+		.buf = malloc(MERKLE_MAX_EXTENT_SIZE),
 	};
 	int err;
 

@@ -14,8 +14,9 @@
 
 /*
  * How many level-0 blocks after 'block' to read along with it: up to
- * ra_blocks, not past the end of level 0, stopping at the first block
- * already cached (its copy, and maybe its verified mark, is worth keeping).
+ * ra_blocks (capped), not past the end of level 0, stopping at the first
+ * block already cached (its copy, and maybe its verified mark, is worth
+ * keeping).
  */
 static unsigned merkle_readahead_count(struct merkle_tree *t, uint64_t block,
 				       unsigned ra_blocks)
@@ -23,6 +24,8 @@ static unsigned merkle_readahead_count(struct merkle_tree *t, uint64_t block,
 	const struct merkle_geometry *g = &t->geo;
 	uint64_t level_end = g->level_start[0] + g->level_blocks[0];
 	unsigned n = 0;
+
+	ra_blocks = merkle_readahead_limit(g, ra_blocks);
 
 	while (n < ra_blocks && block + n + 1 < level_end &&
 	       !merkle_cache_contains(t->cache, t->id, block + n + 1, NULL))

@@ -435,6 +435,36 @@ static void test_prefetch(struct image *im)
 	merkle_cache_free(cache);
 }
 
+/* A huge readahead hint is cut to one MERKLE_MAX_EXTENT_SIZE read. */
+static int never_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	(void)ctx, (void)buf, (void)len, (void)off;
+	CHECK(!"planning must not read");
+	return -EIO;
+}
+
+static void test_readahead_cap(void)
+{
+	/* 2 GiB of 4 KiB blocks: 4096 level-0 blocks, no data needed. */
+	struct merkle_params p = { .hash_alg = MERKLE_HASH_SHA256,
+				   .log_blocksize = 12,
+				   .data_size = 2ull << 30 };
+	uint8_t root[MERKLE_MAX_DIGEST_SIZE] = { 0 };
+	struct merkle_cache *cache = merkle_cache_new(0);
+	const struct merkle_geometry *g;
+	struct merkle_extent x[2];
+	struct merkle_tree *t;
+
+	CHECK_RET(merkle_tree_open(&t, &p, root, cache, never_read, NULL), 0);
+	g = merkle_tree_geometry(t);
+	CHECK(g->level_blocks[0] == 4096);
+	CHECK_RET(merkle_plan_reads(t, 0, 1, 100000, false, x, 2), 1);
+	CHECK(x[0].off == g->level_start[0] * 4096);
+	CHECK(x[0].len == MERKLE_MAX_EXTENT_SIZE);
+	merkle_tree_close(t);
+	merkle_cache_free(cache);
+}
+
 /* Two threads share a two-block cache and must both get every answer. */
 struct scan_job {
 	struct image *im;
@@ -538,6 +568,7 @@ int main(void)
 	test_no_tree(4095);
 	test_no_tree(4096);
 	test_readahead(&three);
+	test_readahead_cap();
 	test_threads_same_tree();
 	test_plan_and_fill(&three);
 	test_prefetch(&three);
