@@ -1,0 +1,99 @@
+#!/bin/bash
+# `vublk-verity format` then `verify`: the printed digest is fsverity's
+# digest of the original data, the data bytes are untouched, the tree and
+# descriptor in the image are exactly fsverity-utils' --out-merkle-tree
+# and --out-descriptor at the f2fs positions, and verify accepts the
+# image (and --digest only with the right digest).
+# shellcheck source=tests/tool/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+SIZE=$((5 * 1048576 + 123))
+gen_data $SIZE 7 orig
+
+# check_image IMAGE DATA OPTION...: IMAGE was formatted over the bytes of
+# DATA with OPTIONs; compare everything with fsverity's view of DATA.
+check_image() {
+	local img=$1 data=$2 size tree_pos desc_pos tree_size image_size
+	shift 2
+	size=$(stat -c %s "$data")
+	fsverity digest "$data" "$@" --out-merkle-tree=fs.tree \
+		--out-descriptor=fs.desc >fs.line
+	cmp -n "$size" "$img" "$data" || fail "$img: data bytes changed"
+	"$VV" dump --json "$img" >dump.json
+	read -r tree_pos tree_size desc_pos < <(json_fields dump.json \
+		location.tree_pos location.tree_size location.desc_pos)
+	image_size=$(stat -c %s "$img")
+	# The f2fs layout (fs/f2fs/verity.c): tree at round_up(size, 64K).
+	[ "$tree_pos" = $(((size + 65535) / 65536 * 65536)) ] ||
+		fail "$img: tree at $tree_pos for data size $size"
+	[ "$tree_size" = "$(stat -c %s fs.tree)" ] ||
+		fail "$img: tree size $tree_size, fsverity's is $(stat -c %s fs.tree)"
+	[ "$desc_pos" = $((tree_pos + tree_size)) ] ||
+		fail "$img: descriptor at $desc_pos, not after the tree"
+	[ $((image_size % 4096)) = 0 ] || fail "$img: size $image_size"
+	tail -c +$((tree_pos + 1)) "$img" | head -c "$tree_size" | cmp - fs.tree ||
+		fail "$img: stored tree differs from fsverity's"
+	tail -c +$((desc_pos + 1)) "$img" | head -c 256 | cmp - fs.desc ||
+		fail "$img: stored descriptor differs from fsverity's"
+	"$VV" verify "$img" >verify.line || fail "$img: verify failed"
+	[ "$(digest_hex verify.line)" = "$(digest_hex fs.line)" ] ||
+		fail "$img: verify printed $(cat verify.line), fsverity says $(cat fs.line)"
+}
+
+# format_fresh IMAGE DATA OPTION...: copy DATA to IMAGE, format it with
+# OPTIONs and check the printed line.
+format_fresh() {
+	local img=$1 data=$2
+	shift 2
+	cp "$data" "$img"
+	"$VV" format "$img" "$@" >fmt.line
+	[ "$(cat fmt.line)" = "$(fsverity digest "$data" "$@" | sed "s| $data\$| $img|")" ] ||
+		fail "format $img $*: printed '$(cat fmt.line)'"
+}
+
+# Defaults, then other parameters, then an empty and a one-block image.
+format_fresh img orig
+check_image img orig
+format_fresh img2 orig --hash-alg=sha512 --block-size=1024 --salt=0011223344
+check_image img2 orig --hash-alg=sha512 --block-size=1024 --salt=0011223344
+format_fresh img3 orig --block-size=65536
+check_image img3 orig --block-size=65536
+: >empty
+format_fresh img4 empty
+check_image img4 empty
+gen_data 4096 8 oneblock
+format_fresh img5 oneblock
+check_image img5 oneblock
+
+# The thread count changes nothing in the image.
+cp orig j1 && "$VV" format -j 1 j1 >/dev/null
+cp orig j2 && "$VV" format -j 2 j2 >/dev/null
+cmp j1 j2 || fail "-j 1 and -j 2 images differ"
+
+# --data-size: only the first N bytes are data.
+head -c 1048576 orig >first1m
+cp orig part && "$VV" format part --data-size=1M >/dev/null
+check_image part first1m
+
+# --digest: the right one passes, a wrong one or another algorithm fails.
+right=$(fsverity digest orig | cut -d' ' -f1)
+"$VV" verify img --digest="$right" >/dev/null || fail "verify --digest=$right"
+wrong=sha256:$(printf '%064x' 1)
+expect_error 1 "img': file digest $right does not match the expected $wrong" \
+	"$VV" verify img --digest="$wrong"
+expect_error 1 "does not match the expected sha512:" \
+	"$VV" verify img --digest=sha512:"$(printf '%0128x' 0)"
+
+# --force: replace the metadata, keeping the recorded data size unless
+# --data-size says otherwise.
+"$VV" format --force img --hash-alg=sha512 >/dev/null
+check_image img orig --hash-alg=sha512
+"$VV" format --force img --data-size=4097 >/dev/null
+head -c 4097 orig >first4097
+check_image img first4097
+# A damaged old trailer is replaced when --data-size says where data ends.
+cp img5 damaged && flip_byte damaged $(($(stat -c %s damaged) - 10))
+"$VV" format --force --data-size=4096 damaged >/dev/null
+check_image damaged oneblock
+
+echo "format/verify: images agree with fsverity digest"

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_format.c - `vublk-verity format`: append a Merkle tree, descriptor
+ * and trailer to an image, where f2fs keeps a verity file's metadata.
+ *
+ * The steps follow the kernel's enable path (fs/verity/enable.c:
+ * enable_verity()): settle the parameters, let the filesystem make room
+ * (f2fs_begin_enable_verity() -> f2fslayout_prepare()), build the tree
+ * into that room (build_merkle_tree()), then store the descriptor and
+ * make it valid last (f2fs_end_enable_verity() ->
+ * f2fslayout_write_metadata(), which flushes before and after writing the
+ * trailer).  Everything that can be refused is refused before the first
+ * write, and bytes [0, data_size) are only ever read.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+
+#include "f2fslayout.h"
+#include "vublk_verity.h"
+
+enum {
+	OPT_DATA_SIZE = VV_OPT_SALT + 1,
+	OPT_FORCE,
+};
+
+static const struct option format_longopts[] = {
+	{ "data-size",	required_argument, NULL, OPT_DATA_SIZE },
+	{ "hash-alg",	required_argument, NULL, VV_OPT_HASH_ALG },
+	{ "block-size",	required_argument, NULL, VV_OPT_BLOCK_SIZE },
+	{ "salt",	required_argument, NULL, VV_OPT_SALT },
+	{ "jobs",	required_argument, NULL, VV_OPT_JOBS },
+	{ "force",	no_argument,	   NULL, OPT_FORCE },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct format_options {
+	struct vv_tree_options tree;
+	bool data_size_set;
+	uint64_t data_size;
+	bool force;
+};
+
+static bool parse_format_option(int c, const char *arg,
+				struct format_options *o)
+{
+	switch (c) {
+	case VV_OPT_HASH_ALG:
+	case VV_OPT_BLOCK_SIZE:
+	case VV_OPT_SALT:
+	case VV_OPT_JOBS:
+		return vv_parse_tree_option(c, arg, &o->tree);
+	case OPT_DATA_SIZE:
+		if (o->data_size_set) {
+			vv_usage_error("--data-size given twice: give it once");
+			return false;
+		}
+		o->data_size_set = true;
+		return vv_parse_size("--data-size", arg, &o->data_size);
+	case OPT_FORCE:
+		o->force = true;
+		return true;
+	default:
+		/* vv_getopt() has already named the bad option. */
+		return false;
+	}
+}
+
+/*
+ * The data size of an image that already ends with a vublk trailer: only
+ * with --force, and then the recorded one unless --data-size overrides
+ * it.  A larger --data-size would turn old metadata into "data".
+ */
+static bool data_size_of_formatted(const struct format_options *o,
+				   const struct vv_file *img,
+				   uint64_t *data_size)
+{
+	struct f2fslayout_image old;
+	uint64_t recorded;
+	int err;
+
+	if (!o->force) {
+		vv_error("'%s' already has vublk metadata: use --force to replace it",
+			 img->name);
+		return false;
+	}
+	err = f2fslayout_read(img->fd, &old);
+	if (err) {
+		if (o->data_size_set) {
+			*data_size = o->data_size;
+			return true;
+		}
+		vv_error("'%s' has damaged vublk metadata (%s): give --data-size with --force to say where its data ends",
+			 img->name, f2fslayout_strerror(err));
+		return false;
+	}
+	recorded = old.layout.data_size;
+	f2fslayout_image_release(&old);
+	*data_size = o->data_size_set ? o->data_size : recorded;
+	if (*data_size > recorded) {
+		vv_error("--data-size %llu is larger than the data size %llu recorded in '%s': the bytes after it are metadata, not data",
+			 (unsigned long long)*data_size,
+			 (unsigned long long)recorded, img->name);
+		return false;
+	}
+	return true;
+}
+
+/* How many bytes of the image are data; nothing is written yet. */
+static bool choose_data_size(const struct format_options *o,
+			     const struct vv_file *img, uint64_t image_size,
+			     uint64_t *data_size)
+{
+	int probe = f2fslayout_probe(img->fd);
+
+	if (probe < 0) {
+		vv_error("can't read '%s': %s", img->name,
+			 f2fslayout_strerror(probe));
+		return false;
+	}
+	if (probe == 1)
+		return data_size_of_formatted(o, img, data_size);
+	/* Must be taken now: the metadata will be appended after it. */
+	*data_size = o->data_size_set ? o->data_size : image_size;
+	if (*data_size > image_size) {
+		vv_error("--data-size %llu is larger than '%s' (%llu bytes): give at most the file size",
+			 (unsigned long long)*data_size, img->name,
+			 (unsigned long long)image_size);
+		return false;
+	}
+	return true;
+}
+
+/* Parameters and layout for data_size, all validated. */
+static bool plan_image(const struct vv_file *img, struct merkle_params *p,
+		       struct f2fslayout_layout *l)
+{
+	struct merkle_geometry g;
+	int err = merkle_geometry_init(&g, p);
+
+	if (!err)
+		err = f2fslayout_plan(p->data_size, g.tree_size,
+				      MERKLE_DESCRIPTOR_SIZE, l);
+	if (err) {
+		vv_error("can't format '%s' with %llu bytes of data: %s",
+			 img->name, (unsigned long long)p->data_size,
+			 f2fslayout_strerror(err));
+		return false;
+	}
+	return true;
+}
+
+/* The writing half: room for the tree, the tree, then the metadata. */
+static bool write_image(const struct vv_file *img, unsigned threads,
+			const struct merkle_params *p,
+			const struct f2fslayout_layout *l,
+			struct merkle_descriptor *desc)
+{
+	struct f2fslayout_tree_io tree = {
+		.fd = img->fd,
+		.tree_pos = l->tree_pos,
+		.tree_size = l->tree_size,
+	};
+	uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE];
+	struct vv_tree_writer writer;
+	struct vv_region data;
+	int err;
+
+	err = f2fslayout_prepare(img->fd, l);
+	if (err) {
+		vv_error("can't make room for the Merkle tree in '%s': %s",
+			 img->name, f2fslayout_strerror(err));
+		return false;
+	}
+	vv_region_init(&data, img, 0);
+	vv_tree_writer_init(&writer, f2fslayout_tree_write, &tree);
+	err = merkle_build_tree(p, vv_region_read, &data,
+				vv_tree_writer_write, &writer, threads,
+				root_hash);
+	if (!err)
+		err = vv_tree_writer_flush(&writer);
+	vv_tree_writer_destroy(&writer);
+	if (err) {
+		vv_report_build_error(img->name, &data, NULL,
+				      f2fslayout_strerror(err));
+		return false;
+	}
+	merkle_descriptor_init(desc, p, root_hash);
+	err = f2fslayout_write_metadata(img->fd, l, desc);
+	if (err) {
+		vv_error("can't write the descriptor and trailer of '%s': %s",
+			 img->name, f2fslayout_strerror(err));
+		return false;
+	}
+	return true;
+}
+
+static bool format_image(const struct format_options *o, const char *name)
+{
+	struct merkle_params p = o->tree.params;
+	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
+	struct merkle_descriptor desc;
+	struct f2fslayout_layout l;
+	uint64_t image_size;
+	struct vv_file img;
+	bool ok;
+	int err;
+
+	if (!vv_open_regular(&img, name, O_RDWR, &image_size))
+		return false;
+	ok = choose_data_size(o, &img, image_size, &p.data_size) &&
+	     plan_image(&img, &p, &l) &&
+	     write_image(&img, o->tree.threads, &p, &l, &desc);
+	if (!vv_close(&img) || !ok)
+		return false;
+
+	err = merkle_descriptor_digest(&desc, digest);
+	if (err) {
+		vv_error("can't hash the descriptor of '%s': %s", name,
+			 merkle_strerror(err));
+		return false;
+	}
+	vv_print_digest(p.hash_alg, digest, name);
+	return true;
+}
+
+int vv_cmd_format(int argc, char *argv[])
+{
+	struct format_options o = { 0 };
+	int c;
+
+	vv_tree_options_init(&o.tree);
+	while ((c = vv_getopt(argc, argv, "j:", format_longopts)) != -1)
+		if (!parse_format_option(c, optarg, &o))
+			return VV_EXIT_USAGE;
+	argv += optind;
+	argc -= optind;
+
+	if (argc != 1)
+		return vv_usage_error("expected exactly one IMAGE, %d given",
+				      argc);
+	return format_image(&o, argv[0]) ? VV_EXIT_OK : VV_EXIT_FAILURE;
+}

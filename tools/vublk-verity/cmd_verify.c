@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_verify.c - `vublk-verity verify`: check an image's metadata, its
+ * file digest if one is expected, and every data block against the
+ * stored Merkle tree.
+ *
+ * The data blocks go through lib/merkle's verifier exactly as the daemon's
+ * reads do (the kernel's fsverity_verify_blocks() path of
+ * fs/verity/verify.c): the tree is trusted only through the root hash in
+ * the descriptor, and hash blocks are read from the image on demand.
+ * Unlike a read, which stops at the first bad block with -EIO, verify
+ * carries on after a mismatch so that every bad data block is named.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "f2fslayout.h"
+#include "vublk_verity.h"
+
+/* Data read and verified per call: few syscalls, cache-friendly. */
+#define VERIFY_BATCH_BYTES (1U << 20)
+/* Hash blocks kept; a sequential pass needs one path plus readahead. */
+#define VERIFY_CACHE_BYTES (16U << 20)
+/* Level-0 blocks read ahead on a miss (sequential: always useful). */
+#define VERIFY_READAHEAD_BLOCKS 32
+/* Bad blocks listed without -v; a bad hash block can hide thousands. */
+#define VERIFY_LISTED_BAD_BLOCKS 20
+
+enum {
+	OPT_DIGEST = VV_OPT_SALT + 1,
+	OPT_VERBOSE = 'v',
+};
+
+static const struct option verify_longopts[] = {
+	{ "digest",	required_argument, NULL, OPT_DIGEST },
+	{ "verbose",	no_argument,	   NULL, OPT_VERBOSE },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct verify_options {
+	bool digest_set;
+	unsigned digest_alg;
+	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
+	bool verbose;
+};
+
+/* One pass over the data of an image. */
+struct verify_pass {
+	const char *name;
+	int fd;
+	const struct f2fslayout_image *img;
+	struct merkle_tree *tree;
+	bool verbose;
+	uint64_t bad_blocks;
+};
+
+/* "ALG:HEX", the form `fsverity digest` prints. */
+static bool parse_expected_digest(const char *arg, struct verify_options *o)
+{
+	const char *colon = strchr(arg, ':');
+	char alg_name[16];
+	int len;
+
+	if (!colon || (size_t)(colon - arg) >= sizeof(alg_name)) {
+		vv_usage_error("invalid --digest '%s': expected ALG:HEX as printed by 'fsverity digest', e.g. sha256:<64 hex digits>",
+			       arg);
+		return false;
+	}
+	memcpy(alg_name, arg, colon - arg);
+	alg_name[colon - arg] = '\0';
+	if (!vv_parse_hash_alg(alg_name, &o->digest_alg))
+		return false;
+	len = vv_parse_hex("--digest", colon + 1, o->digest,
+			   MERKLE_MAX_DIGEST_SIZE);
+	if (len < 0)
+		return false;
+	if ((unsigned)len != merkle_digest_size(o->digest_alg)) {
+		vv_usage_error("invalid --digest '%s': %d bytes, but %s digests have %u",
+			       arg, len, alg_name,
+			       merkle_digest_size(o->digest_alg));
+		return false;
+	}
+	o->digest_set = true;
+	return true;
+}
+
+static bool parse_verify_option(int c, const char *arg,
+				struct verify_options *o)
+{
+	switch (c) {
+	case OPT_DIGEST:
+		if (o->digest_set) {
+			vv_usage_error("--digest given twice: give it once");
+			return false;
+		}
+		return parse_expected_digest(arg, o);
+	case OPT_VERBOSE:
+		o->verbose = true;
+		return true;
+	default:
+		/* vv_getopt() has already named the bad option. */
+		return false;
+	}
+}
+
+/*
+ * Compare the descriptor's file digest, the value FS_IOC_MEASURE_VERITY
+ * would report, with the one the user trusts.  Returns an exit status.
+ */
+static int check_file_digest(const struct verify_options *o,
+			     const char *name,
+			     const struct f2fslayout_image *img,
+			     uint8_t digest[MERKLE_MAX_DIGEST_SIZE])
+{
+	unsigned alg = img->params.hash_alg;
+	char want[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+	char have[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+	int err;
+
+	err = merkle_descriptor_digest((const void *)img->desc, digest);
+	if (err) {
+		vv_error("can't hash the descriptor of '%s': %s", name,
+			 merkle_strerror(err));
+		return VV_EXIT_USAGE;
+	}
+	if (!o->digest_set ||
+	    (o->digest_alg == alg &&
+	     memcmp(o->digest, digest, merkle_digest_size(alg)) == 0))
+		return VV_EXIT_OK;
+
+	vv_bin2hex(o->digest, merkle_digest_size(o->digest_alg), want);
+	vv_bin2hex(digest, merkle_digest_size(alg), have);
+	vv_error("'%s': file digest %s:%s does not match the expected %s:%s",
+		 name, merkle_hash_alg_name(alg), have,
+		 merkle_hash_alg_name(o->digest_alg), want);
+	return VV_EXIT_FAILURE;
+}
+
+static void report_bad_block(struct verify_pass *v, uint64_t block)
+{
+	unsigned log_bs = v->img->params.log_blocksize;
+
+	v->bad_blocks++;
+	if (v->verbose || v->bad_blocks <= VERIFY_LISTED_BAD_BLOCKS)
+		fprintf(stderr,
+			"%s: data block %llu (offset %llu) does not match the Merkle tree\n",
+			v->name, (unsigned long long)block,
+			(unsigned long long)block << log_bs);
+}
+
+/*
+ * Verify nblocks blocks at first_block held in buf.  merkle_verify_blocks()
+ * stops at the first mismatch; resume right after it.
+ */
+static int verify_batch(struct verify_pass *v, uint64_t first_block,
+			const uint8_t *buf, size_t nblocks)
+{
+	unsigned log_bs = v->img->params.log_blocksize;
+	size_t done = 0;
+	uint64_t bad;
+	int err;
+
+	while (done < nblocks) {
+		err = merkle_verify_blocks(v->tree, first_block + done,
+					   buf + (done << log_bs),
+					   nblocks - done,
+					   VERIFY_READAHEAD_BLOCKS, &bad);
+		if (err != MERKLE_E_CORRUPT)
+			return err;
+		report_bad_block(v, bad);
+		done = bad - first_block + 1;
+	}
+	return 0;
+}
+
+/* Read the data in batches, zero-padding the last block as the kernel
+ * does for the page past i_size, and verify each batch. */
+static bool verify_all_blocks(struct verify_pass *v, uint8_t *buf)
+{
+	const struct merkle_geometry *g = &v->img->geometry;
+	uint64_t data_size = v->img->params.data_size;
+	unsigned log_bs = v->img->params.log_blocksize;
+	size_t batch_blocks = VERIFY_BATCH_BYTES >> log_bs;
+	uint64_t first, off;
+	size_t nblocks, len;
+	int err;
+
+	for (first = 0; first < g->data_blocks; first += nblocks) {
+		nblocks = batch_blocks;
+		if (nblocks > g->data_blocks - first)
+			nblocks = g->data_blocks - first;
+		off = first << log_bs;
+		len = (size_t)nblocks << log_bs;
+		if (len > data_size - off)
+			len = data_size - off;
+		err = vv_pread_full(v->fd, buf, len, off);
+		if (err) {
+			vv_error("error reading '%s' at offset %llu: %s",
+				 v->name, (unsigned long long)off,
+				 vv_io_error_text(err));
+			return false;
+		}
+		memset(buf + len, 0, ((size_t)nblocks << log_bs) - len);
+		err = verify_batch(v, first, buf, nblocks);
+		if (err) {
+			vv_error("can't verify '%s' at data block %llu: %s",
+				 v->name, (unsigned long long)first,
+				 f2fslayout_strerror(err));
+			return false;
+		}
+	}
+	return true;
+}
+
+static void print_tree_stats(const struct verify_pass *v)
+{
+	struct merkle_stats s;
+
+	merkle_tree_stats(v->tree, &s);
+	printf("%s: %llu data blocks verified, %llu failed; %llu tree reads of %llu hash blocks (%llu read ahead); cache %llu hits, %llu misses\n",
+	       v->name, (unsigned long long)s.blocks_verified,
+	       (unsigned long long)s.failures,
+	       (unsigned long long)s.tree_reads,
+	       (unsigned long long)s.tree_blocks_read,
+	       (unsigned long long)s.blocks_read_ahead,
+	       (unsigned long long)s.cache_hits,
+	       (unsigned long long)s.cache_misses);
+}
+
+static int summarize_bad_blocks(const struct verify_pass *v)
+{
+	if (!v->verbose && v->bad_blocks > VERIFY_LISTED_BAD_BLOCKS)
+		fprintf(stderr,
+			"%s: ... and %llu more bad data blocks (use -v to list them all)\n",
+			v->name,
+			(unsigned long long)(v->bad_blocks -
+					     VERIFY_LISTED_BAD_BLOCKS));
+	vv_error("'%s': %llu of %llu data blocks do not match the Merkle tree",
+		 v->name, (unsigned long long)v->bad_blocks,
+		 (unsigned long long)v->img->geometry.data_blocks);
+	return VV_EXIT_FAILURE;
+}
+
+/* Open the tree over the image's tree region and check every block. */
+static int verify_data(struct verify_pass *v)
+{
+	struct f2fslayout_tree_io io = {
+		.fd = v->fd,
+		.tree_pos = v->img->layout.tree_pos,
+		.tree_size = v->img->layout.tree_size,
+	};
+	struct merkle_cache *cache = merkle_cache_new(VERIFY_CACHE_BYTES);
+	uint8_t *buf = malloc(VERIFY_BATCH_BYTES);
+	bool ok = false;
+	int err;
+
+	if (!cache || !buf) {
+		vv_error("out of memory verifying '%s'", v->name);
+		goto out;
+	}
+	err = merkle_tree_open(&v->tree, &v->img->params, v->img->root_hash,
+			       cache, f2fslayout_tree_read, &io);
+	if (err) {
+		vv_error("can't open the Merkle tree of '%s': %s", v->name,
+			 f2fslayout_strerror(err));
+		goto out;
+	}
+	ok = verify_all_blocks(v, buf);
+	if (ok && v->verbose)
+		print_tree_stats(v);
+	merkle_tree_close(v->tree);
+out:
+	free(buf);
+	merkle_cache_free(cache);
+	if (!ok)
+		return VV_EXIT_USAGE;
+	return v->bad_blocks ? summarize_bad_blocks(v) : VV_EXIT_OK;
+}
+
+static int verify_image(const struct verify_options *o, const char *name)
+{
+	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
+	struct f2fslayout_image img;
+	struct verify_pass v = {
+		.name = name,
+		.img = &img,
+		.verbose = o->verbose,
+	};
+	struct vv_file f;
+	int status;
+
+	status = vv_open_image(name, &f, &img);
+	if (status != VV_EXIT_OK)
+		return status;
+	v.fd = f.fd;
+	status = check_file_digest(o, name, &img, digest);
+	if (status == VV_EXIT_OK)
+		status = verify_data(&v);
+	f2fslayout_image_release(&img);
+	if (!vv_close(&f) && status == VV_EXIT_OK)
+		status = VV_EXIT_USAGE;
+	if (status == VV_EXIT_OK)
+		vv_print_digest(img.params.hash_alg, digest, name);
+	return status;
+}
+
+int vv_cmd_verify(int argc, char *argv[])
+{
+	struct verify_options o = { 0 };
+	int c;
+
+	while ((c = vv_getopt(argc, argv, "v", verify_longopts)) != -1)
+		if (!parse_verify_option(c, optarg, &o))
+			return VV_EXIT_USAGE;
+	argv += optind;
+	argc -= optind;
+
+	if (argc != 1)
+		return vv_usage_error("expected exactly one IMAGE, %d given",
+				      argc);
+	return verify_image(&o, argv[0]);
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fileio.c - opening files with one clear error line, and full-length
+ * pread/pwrite usable as lib/merkle's I/O callbacks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "f2fslayout.h"
+#include "vublk_verity.h"
+
+static const char *access_mode_name(int flags)
+{
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		return "reading";
+	case O_WRONLY:
+		return "writing";
+	default:
+		return "reading and writing";
+	}
+}
+
+bool vv_open(struct vv_file *f, const char *name, int flags, mode_t mode)
+{
+	f->name = name;
+	f->fd = open(name, flags | O_CLOEXEC, mode);
+	if (f->fd < 0) {
+		vv_error("can't open '%s' for %s: %s", name,
+			 access_mode_name(flags), strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bool vv_open_regular(struct vv_file *f, const char *name, int flags,
+		     uint64_t *size)
+{
+	struct stat st;
+
+	if (!vv_open(f, name, flags, 0))
+		return false;
+	if (fstat(f->fd, &st) != 0) {
+		vv_error("can't stat '%s': %s", name, strerror(errno));
+		vv_close(f);
+		return false;
+	}
+	/*
+	 * The size of anything else (a directory, a pipe, a block device) is
+	 * not the number of bytes a read returns.
+	 */
+	if (!S_ISREG(st.st_mode)) {
+		vv_error("'%s' is not a regular file: give a file", name);
+		vv_close(f);
+		return false;
+	}
+	*size = st.st_size;
+	return true;
+}
+
+bool vv_close(struct vv_file *f)
+{
+	int ret;
+
+	if (f->fd < 0)
+		return true;
+	ret = close(f->fd);
+	f->fd = -1;
+	if (ret != 0) {
+		vv_error("error closing '%s': %s", f->name, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+int vv_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pread(fd, buf, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENODATA;
+		buf = (char *)buf + n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+int vv_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf = (const char *)buf + n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+void vv_region_init(struct vv_region *r, const struct vv_file *f,
+		    uint64_t base)
+{
+	r->fd = f->fd;
+	r->base = base;
+	r->name = f->name;
+	r->error = 0;
+	r->error_off = 0;
+}
+
+static int region_note_error(struct vv_region *r, int err, uint64_t off)
+{
+	int none = 0;
+
+	if (__atomic_compare_exchange_n(&r->error, &none, err, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		r->error_off = off;
+	return err;
+}
+
+int vv_region_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	struct vv_region *r = ctx;
+	int err = vv_pread_full(r->fd, buf, len, r->base + off);
+
+	return err ? region_note_error(r, err, r->base + off) : 0;
+}
+
+int vv_region_write(void *ctx, const void *buf, size_t len, uint64_t off)
+{
+	struct vv_region *r = ctx;
+	int err = vv_pwrite_full(r->fd, buf, len, r->base + off);
+
+	return err ? region_note_error(r, err, r->base + off) : 0;
+}
+
+const char *vv_io_error_text(int err)
+{
+	if (err == -ENODATA)
+		return "unexpected end of file (did the file shrink meanwhile?)";
+	return strerror(-err);
+}
+
+void vv_report_build_error(const char *data_name,
+			   const struct vv_region *data,
+			   const struct vv_region *tree, const char *reason)
+{
+	/* The threads have been joined: plain reads of error are fine. */
+	if (data->error)
+		vv_error("error reading '%s' at offset %llu: %s", data->name,
+			 (unsigned long long)data->error_off,
+			 vv_io_error_text(data->error));
+	else if (tree && tree->error)
+		vv_error("error writing the Merkle tree to '%s' at offset %llu: %s",
+			 tree->name, (unsigned long long)tree->error_off,
+			 vv_io_error_text(tree->error));
+	else
+		vv_error("can't build the Merkle tree of '%s': %s", data_name,
+			 reason);
+}
+
+/*
+ * Errors that say nothing about the image's contents: -errno (Linux's
+ * errno values are below 256, the largest is EHWPOISON, 133; the
+ * libraries number their own codes from -1000 and -2000 up), a file that
+ * shrank meanwhile, or something that is not an image at all.
+ */
+static bool is_access_error(int err)
+{
+	return -err < 256 || err == F2FSLAYOUT_E_TRUNCATED ||
+	       err == F2FSLAYOUT_E_BAD_FILE_TYPE;
+}
+
+int vv_open_image(const char *name, struct vv_file *f,
+		  struct f2fslayout_image *img)
+{
+	int err;
+
+	/* A block device is fine too: f2fslayout_read() sizes it. */
+	if (!vv_open(f, name, O_RDONLY, 0))
+		return VV_EXIT_USAGE;
+	err = f2fslayout_read(f->fd, img);
+	if (!err)
+		return VV_EXIT_OK;
+	vv_close(f);
+	if (is_access_error(err)) {
+		vv_error("can't read the vublk metadata of '%s': %s", name,
+			 f2fslayout_strerror(err));
+		return VV_EXIT_USAGE;
+	}
+	/* f2fslayout_strerror() says what to do (format, or re-format). */
+	if (err == F2FSLAYOUT_E_NO_TRAILER ||
+	    err == F2FSLAYOUT_E_IMAGE_TOO_SMALL)
+		vv_error("'%s' is not a vublk image: %s", name,
+			 f2fslayout_strerror(err));
+	else
+		vv_error("'%s' has invalid vublk metadata: %s", name,
+			 f2fslayout_strerror(err));
+	return VV_EXIT_FAILURE;
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vublk-verity - build, check and show the fs-verity metadata of vublk
+ * images.
+ *
+ * Laid out like fsverity-utils' programs/fsverity.c: a table of
+ * subcommands, each in its own cmd_*.c file, --help/--version handled here
+ * for all of them, and the option parsers that several subcommands share.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vublk_verity.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define TREE_OPTIONS_USAGE \
+"      --hash-alg=ALG      sha256 (default) or sha512\n" \
+"      --block-size=N      Merkle tree block size, a power of 2 from 1024\n" \
+"                          to 65536 (default 4096)\n" \
+"      --salt=HEX          salt, at most 32 bytes (default: none)\n" \
+"  -j, --jobs=N            hash with N threads (default: one per CPU)\n"
+
+static const struct vv_command vv_commands[] = {
+	{
+		.name = "digest",
+		.run = vv_cmd_digest,
+		.summary = "Compute the fs-verity digest of files, as `fsverity digest` does",
+		.usage =
+"    vublk-verity digest FILE... [--hash-alg=ALG] [--block-size=N]\n"
+"               [--salt=HEX] [--out-merkle-tree=F] [--out-descriptor=F]\n"
+"               [--compact] [--for-builtin-sig] [-j N]\n"
+TREE_OPTIONS_USAGE
+"      --out-merkle-tree=F write the Merkle tree to F (one FILE only)\n"
+"      --out-descriptor=F  write the fs-verity descriptor to F (one FILE only)\n"
+"      --compact           print only the hex digest\n"
+"      --for-builtin-sig   print the \"FSVerity\" formatted digest that\n"
+"                          built-in signatures sign\n",
+	}, {
+		.name = "format",
+		.run = vv_cmd_format,
+		.summary = "Append a Merkle tree and descriptor to an image, f2fs style",
+		.usage =
+"    vublk-verity format IMAGE [--data-size=N] [--hash-alg=ALG]\n"
+"               [--block-size=N] [--salt=HEX] [-j N] [--force]\n"
+"      --data-size=N       bytes of data to protect (default: the whole\n"
+"                          image; suffixes K, M, G, T are powers of 1024)\n"
+TREE_OPTIONS_USAGE
+"      --force             replace existing vublk metadata; the data size\n"
+"                          then comes from it unless --data-size is given\n"
+"  Bytes [0, data size) are never changed; whatever follows them is\n"
+"  replaced by the tree, descriptor and trailer.  Prints the digest.\n",
+	}, {
+		.name = "verify",
+		.run = vv_cmd_verify,
+		.summary = "Check every data block of an image against its Merkle tree",
+		.usage =
+"    vublk-verity verify IMAGE [--digest=ALG:HEX] [-v]\n"
+"      --digest=ALG:HEX    also require this fs-verity file digest\n"
+"  -v, --verbose           list every bad block and print tree statistics\n"
+"  Exit status: 0 all good, 1 corruption found, 2 usage or I/O error.\n",
+	}, {
+		.name = "dump",
+		.run = vv_cmd_dump,
+		.summary = "Show the descriptor, location and tree levels of an image",
+		.usage =
+"    vublk-verity dump IMAGE [--json]\n"
+"      --json              print one JSON object instead of text\n",
+	},
+};
+
+/* "vublk-verity" or "vublk-verity CMD", the prefix of every error line. */
+static char vv_error_prefix[64] = "vublk-verity";
+static const struct vv_command *vv_current_command;
+
+static void vv_vmessage(const char *fmt, va_list ap, const char *suffix)
+{
+	fprintf(stderr, "%s: ", vv_error_prefix);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", suffix);
+}
+
+void vv_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vv_vmessage(fmt, ap, "");
+	va_end(ap);
+}
+
+int vv_usage_error(const char *fmt, ...)
+{
+	char hint[64];
+	va_list ap;
+
+	snprintf(hint, sizeof(hint), " (see 'vublk-verity%s%s --help')",
+		 vv_current_command ? " " : "",
+		 vv_current_command ? vv_current_command->name : "");
+	va_start(ap, fmt);
+	vv_vmessage(fmt, ap, hint);
+	va_end(ap);
+	return VV_EXIT_USAGE;
+}
+
+static void usage_command(const struct vv_command *cmd, FILE *fp)
+{
+	fprintf(fp, "%s.\nUsage:\n%s", cmd->summary, cmd->usage);
+}
+
+static void usage_all(FILE *fp)
+{
+	size_t i;
+
+	fputs("Usage:\n", fp);
+	for (i = 0; i < ARRAY_SIZE(vv_commands); i++)
+		fprintf(fp, "  %s:\n    vublk-verity %s ...  (see 'vublk-verity %s --help')\n",
+			vv_commands[i].summary, vv_commands[i].name,
+			vv_commands[i].name);
+	fputs("  Standard options:\n"
+	      "    vublk-verity help [COMMAND]\n"
+	      "    vublk-verity --help\n"
+	      "    vublk-verity --version\n"
+	      "Exit status: 0 success, 1 failure (verify: corruption found),\n"
+	      "2 command-line error (verify: also I/O errors).\n", fp);
+}
+
+static const struct vv_command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vv_commands); i++)
+		if (strcmp(name, vv_commands[i].name) == 0)
+			return &vv_commands[i];
+	return NULL;
+}
+
+/*
+ * --help and --version anywhere before "--" win over everything else, as
+ * in fsverity-utils' handle_common_options(); returns true when handled.
+ */
+static bool handle_common_options(int argc, char *argv[],
+				  const struct vv_command *cmd)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			if (cmd)
+				usage_command(cmd, stdout);
+			else
+				usage_all(stdout);
+			return true;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("vublk-verity %s\n", VUBLK_VERSION);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int run_help(int argc, char *argv[])
+{
+	const struct vv_command *cmd;
+
+	if (argc < 3) {
+		usage_all(stdout);
+		return VV_EXIT_OK;
+	}
+	cmd = find_command(argv[2]);
+	if (!cmd)
+		return vv_usage_error("no such command: '%s'", argv[2]);
+	usage_command(cmd, stdout);
+	return VV_EXIT_OK;
+}
+
+/*
+ * The digests are the output: a full disk or a closed pipe must not look
+ * like success (printf() errors are sticky, so checking once suffices).
+ */
+static int check_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		vv_error("error writing to standard output: %s",
+			 strerror(errno));
+		return status == VV_EXIT_OK ? VV_EXIT_FAILURE : status;
+	}
+	return status;
+}
+
+int main(int argc, char *argv[])
+{
+	const struct vv_command *cmd;
+
+	if (argc < 2)
+		return vv_usage_error("no command given");
+	if (strcmp(argv[1], "help") == 0)
+		return check_stdout(run_help(argc, argv));
+
+	cmd = find_command(argv[1]);
+	if (handle_common_options(argc, argv, cmd))
+		return check_stdout(VV_EXIT_OK);
+	if (!cmd)
+		return vv_usage_error("unknown command '%s'", argv[1]);
+
+	vv_current_command = cmd;
+	snprintf(vv_error_prefix, sizeof(vv_error_prefix), "vublk-verity %s",
+		 cmd->name);
+	return check_stdout(cmd->run(argc - 1, argv + 1));
+}
+
+/* ---- option parsing shared by the subcommands ---- */
+
+int vv_getopt(int argc, char *argv[], const char *shortopts,
+	      const struct option *longopts)
+{
+	char optstring[16];
+	int c;
+
+	/* A leading ':' makes a missing argument return ':', not '?'. */
+	snprintf(optstring, sizeof(optstring), ":%s", shortopts);
+	opterr = 0;
+	c = getopt_long(argc, argv, optstring, longopts, NULL);
+	if (c == ':') {
+		vv_usage_error("option '%s' needs a value",
+			       argv[optind - 1]);
+		return '?';
+	}
+	if (c == '?') {
+		if (optopt)
+			vv_usage_error("unknown option '-%c'", optopt);
+		else
+			vv_usage_error("unknown option '%s'",
+				       argv[optind - 1]);
+	}
+	return c;
+}
+
+void vv_tree_options_init(struct vv_tree_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->params.hash_alg = MERKLE_HASH_SHA256;
+	o->params.log_blocksize = 12;
+}
+
+/*
+ * Digits only: strtoull() alone would also take "-1", blanks and "0x10".
+ * *end is set to the first character after the digits.
+ */
+static bool parse_decimal(const char *arg, uint64_t *n, const char **end)
+{
+	char *stop;
+	unsigned long long v;
+
+	if (*arg < '0' || *arg > '9')
+		return false;
+	errno = 0;
+	v = strtoull(arg, &stop, 10);
+	if (errno)
+		return false;
+	*n = v;
+	*end = stop;
+	return true;
+}
+
+bool vv_parse_hash_alg(const char *arg, unsigned *hash_alg)
+{
+	const char *end;
+	uint64_t n;
+	int alg = merkle_hash_alg_from_name(arg);
+
+	if (alg > 0) {
+		*hash_alg = alg;
+		return true;
+	}
+	/* fsverity-utils also takes the kernel's number (1, 2). */
+	if (parse_decimal(arg, &n, &end) && *end == '\0' && n <= UINT_MAX &&
+	    merkle_hash_alg_name(n)) {
+		*hash_alg = n;
+		return true;
+	}
+	vv_usage_error("unknown hash algorithm '%s': use sha256 or sha512", arg);
+	return false;
+}
+
+static bool parse_block_size(const char *arg, unsigned *log_blocksize)
+{
+	const char *end;
+	uint64_t n;
+	unsigned log;
+
+	if (parse_decimal(arg, &n, &end) && *end == '\0') {
+		for (log = MERKLE_MIN_LOG_BLOCKSIZE;
+		     log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
+			if (n == 1ULL << log) {
+				*log_blocksize = log;
+				return true;
+			}
+		}
+	}
+	vv_usage_error("invalid --block-size '%s': must be a power of 2 from %u to %u",
+		       arg, 1U << MERKLE_MIN_LOG_BLOCKSIZE,
+		       1U << MERKLE_MAX_LOG_BLOCKSIZE);
+	return false;
+}
+
+static bool parse_jobs(const char *arg, unsigned *threads)
+{
+	const char *end;
+	uint64_t n;
+
+	/* A generous cap: more threads than CPUs only costs memory. */
+	if (parse_decimal(arg, &n, &end) && *end == '\0' && n >= 1 &&
+	    n <= 1024) {
+		*threads = n;
+		return true;
+	}
+	vv_usage_error("invalid --jobs '%s': must be a number from 1 to 1024",
+		       arg);
+	return false;
+}
+
+/* fsverity-utils' parse_tree_param(): each option at most once. */
+bool vv_parse_tree_option(int opt, const char *arg, struct vv_tree_options *o)
+{
+	struct merkle_params *p = &o->params;
+	bool *seen;
+	const char *name;
+	int n;
+
+	switch (opt) {
+	case VV_OPT_HASH_ALG:
+		seen = &o->hash_alg_set;
+		name = "--hash-alg";
+		break;
+	case VV_OPT_BLOCK_SIZE:
+		seen = &o->block_size_set;
+		name = "--block-size";
+		break;
+	case VV_OPT_SALT:
+		seen = &o->salt_set;
+		name = "--salt";
+		break;
+	default:
+		return parse_jobs(arg, &o->threads);
+	}
+	if (*seen) {
+		vv_usage_error("%s given twice: give it once", name);
+		return false;
+	}
+	*seen = true;
+
+	switch (opt) {
+	case VV_OPT_HASH_ALG:
+		return vv_parse_hash_alg(arg, &p->hash_alg);
+	case VV_OPT_BLOCK_SIZE:
+		return parse_block_size(arg, &p->log_blocksize);
+	default:
+		n = vv_parse_hex("--salt", arg, p->salt, MERKLE_MAX_SALT_SIZE);
+		if (n < 0)
+			return false;
+		p->salt_size = n;
+		return true;
+	}
+}
+
+static const struct {
+	char suffix;
+	unsigned shift;
+} size_suffixes[] = {
+	{ 'K', 10 }, { 'M', 20 }, { 'G', 30 }, { 'T', 40 },
+};
+
+static bool apply_size_suffix(const char *suffix, uint64_t *n)
+{
+	size_t i;
+
+	if (*suffix == '\0')
+		return true;
+	if (suffix[1] != '\0')
+		return false;
+	for (i = 0; i < ARRAY_SIZE(size_suffixes); i++) {
+		if ((*suffix & ~0x20) != size_suffixes[i].suffix)
+			continue;
+		if (*n > UINT64_MAX >> size_suffixes[i].shift)
+			return false;
+		*n <<= size_suffixes[i].shift;
+		return true;
+	}
+	return false;
+}
+
+bool vv_parse_size(const char *opt, const char *arg, uint64_t *out)
+{
+	const char *end;
+	uint64_t n;
+
+	if (parse_decimal(arg, &n, &end) && apply_size_suffix(end, &n)) {
+		*out = n;
+		return true;
+	}
+	vv_usage_error("invalid %s '%s': expected a number of bytes below 2^64, optionally with a K, M, G or T suffix",
+		       opt, arg);
+	return false;
+}
+
+static int hex_digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int vv_parse_hex(const char *opt, const char *hex, uint8_t *bin, size_t max)
+{
+	size_t len = strlen(hex);
+	size_t i;
+
+	if (len % 2) {
+		vv_usage_error("invalid %s '%s': odd number of hex digits, give 2 per byte",
+			       opt, hex);
+		return -1;
+	}
+	if (len / 2 > max) {
+		vv_usage_error("invalid %s '%s': %zu bytes, at most %zu allowed",
+			       opt, hex, len / 2, max);
+		return -1;
+	}
+	for (i = 0; i < len / 2; i++) {
+		int hi = hex_digit_value(hex[2 * i]);
+		int lo = hex_digit_value(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			vv_usage_error("invalid %s '%s': not a hex string",
+				       opt, hex);
+			return -1;
+		}
+		bin[i] = hi << 4 | lo;
+	}
+	return len / 2;
+}
+
+void vv_bin2hex(const uint8_t *bin, size_t bin_len, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < bin_len; i++) {
+		hex[2 * i] = digits[bin[i] >> 4];
+		hex[2 * i + 1] = digits[bin[i] & 0xf];
+	}
+	hex[2 * bin_len] = '\0';
+}
+
+void vv_print_digest(unsigned hash_alg, const uint8_t *digest,
+		     const char *name)
+{
+	char hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+
+	vv_bin2hex(digest, merkle_digest_size(hash_alg), hex);
+	printf("%s:%s %s\n", merkle_hash_alg_name(hash_alg), hex, name);
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vublk_verity.h - declarations shared by the files of the vublk-verity
+ * tool: the subcommand table entry, the option parsing helpers of
+ * vublk_verity.c and the file helpers of fileio.c.  This is the tool's
+ * counterpart of fsverity-utils' programs/fsverity.h; it is not a library
+ * header and nothing outside tools/vublk-verity includes it.
+ *
+ * Conventions of every subcommand:
+ *  - an error is reported by ONE line on stderr, "vublk-verity CMD: ...",
+ *    saying what failed, on which file or value, why, and what to do;
+ *  - exit status 0 on success, VV_EXIT_FAILURE when the work failed (an
+ *    unusable file), VV_EXIT_USAGE for bad command-line input, as
+ *    fsverity-utils does; verify alone uses 1 for "corruption found" and
+ *    2 for "could not tell" (usage and I/O errors);
+ *  - nothing is written before every input has been validated.
+ */
+#ifndef VUBLK_VERITY_H
+#define VUBLK_VERITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "merkle.h"
+
+enum {
+	VV_EXIT_OK = 0,
+	VV_EXIT_FAILURE = 1,
+	VV_EXIT_USAGE = 2,
+};
+
+struct vv_command {
+	const char *name;
+	int (*run)(int argc, char *argv[]);
+	const char *summary;
+	const char *usage;	/* option synopsis, one or more lines */
+};
+
+int vv_cmd_digest(int argc, char *argv[]);
+int vv_cmd_format(int argc, char *argv[]);
+int vv_cmd_verify(int argc, char *argv[]);
+int vv_cmd_dump(int argc, char *argv[]);
+
+/* ---- messages (vublk_verity.c) ---- */
+
+/* "vublk-verity CMD: <message>\n" on stderr. */
+void vv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* vv_error() plus a pointer to --help; returns VV_EXIT_USAGE. */
+int vv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- option parsing (vublk_verity.c) ---- */
+
+struct option;
+
+/*
+ * getopt_long() that reports an unknown option or a missing argument in
+ * the one-line format (getopt's own message has no hint); returns -1 at
+ * the end, '?' after such an error, else the option's value.
+ */
+int vv_getopt(int argc, char *argv[], const char *shortopts,
+	      const struct option *longopts);
+
+/*
+ * getopt_long() values of the options that several subcommands share, so
+ * that each subcommand's option table and the shared parser agree.
+ */
+enum {
+	VV_OPT_HASH_ALG = 256,
+	VV_OPT_BLOCK_SIZE,
+	VV_OPT_SALT,
+	VV_OPT_JOBS = 'j',
+};
+
+/* Tree parameters given on the command line (digest, format). */
+struct vv_tree_options {
+	struct merkle_params params;	/* data_size is filled in later */
+	bool hash_alg_set;
+	bool block_size_set;
+	bool salt_set;
+	unsigned threads;		/* 0: one per online CPU */
+};
+
+/* fsverity-utils' defaults: SHA-256, 4096-byte blocks, no salt. */
+void vv_tree_options_init(struct vv_tree_options *o);
+/*
+ * Parse one of VV_OPT_HASH_ALG/BLOCK_SIZE/SALT/JOBS.  Returns false after
+ * printing the error line.
+ */
+bool vv_parse_tree_option(int opt, const char *arg, struct vv_tree_options *o);
+
+/* "sha256"/"sha512" or the kernel's number; false after an error line. */
+bool vv_parse_hash_alg(const char *arg, unsigned *hash_alg);
+/*
+ * A byte count: decimal, or with a K/M/G/T suffix (powers of 1024).
+ * opt names the option in the error line.
+ */
+bool vv_parse_size(const char *opt, const char *arg, uint64_t *out);
+/*
+ * Hex string to bytes: exactly 2 digits per byte, at most max bytes.
+ * Returns the byte count, or -1 after an error line naming opt.
+ */
+int vv_parse_hex(const char *opt, const char *hex, uint8_t *bin, size_t max);
+
+/* bin_len bytes to lower-case hex, NUL-terminated (2 * bin_len + 1). */
+void vv_bin2hex(const uint8_t *bin, size_t bin_len, char *hex);
+
+/* Print "ALG:HEX NAME" as `fsverity digest` does. */
+void vv_print_digest(unsigned hash_alg, const uint8_t *digest,
+		     const char *name);
+
+/* ---- files (fileio.c) ---- */
+
+struct vv_file {
+	int fd;
+	const char *name;
+};
+
+/*
+ * open(2) name; on failure print "can't open 'NAME' for reading: REASON"
+ * and return false.
+ */
+bool vv_open(struct vv_file *f, const char *name, int flags, mode_t mode);
+/* open() for reading a regular file and get its size. */
+bool vv_open_regular(struct vv_file *f, const char *name, int flags,
+		     uint64_t *size);
+/* close(2), reporting a failure (delayed write errors show up here). */
+bool vv_close(struct vv_file *f);
+
+/* Exactly len bytes at off; 0, -errno, or -ENODATA at end of file. */
+int vv_pread_full(int fd, void *buf, size_t len, uint64_t off);
+int vv_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+/* strerror() of those -errno values, with a clearer text for -ENODATA. */
+const char *vv_io_error_text(int err);
+
+/*
+ * A region of a file seen through lib/merkle's merkle_read_fn and
+ * merkle_write_fn callbacks: offset off of the region is byte base + off
+ * of the file (e.g. the tree region starts at the image's tree position).
+ * The callbacks may run on several threads at once; the first failure is
+ * kept so that the caller can say which file and offset failed.
+ */
+struct vv_region {
+	int fd;
+	uint64_t base;
+	const char *name;
+	int error;		/* first failure: -errno, or 0 */
+	uint64_t error_off;	/* its file offset */
+};
+
+void vv_region_init(struct vv_region *r, const struct vv_file *f,
+		    uint64_t base);
+int vv_region_read(void *ctx, void *buf, size_t len, uint64_t off);
+int vv_region_write(void *ctx, const void *buf, size_t len, uint64_t off);
+
+/*
+ * One error line for a failed merkle_build_tree() of data_name: the
+ * failed read of data or write of tree (may be NULL) when one failed,
+ * else reason (the library's *_strerror() of the error).
+ */
+void vv_report_build_error(const char *data_name,
+			   const struct vv_region *data,
+			   const struct vv_region *tree, const char *reason);
+
+/* ---- large tree writes (tree_writer.c) ---- */
+
+/* One stream per tree level; the builder writes each level in order. */
+#define VV_TREE_WRITE_STREAMS MERKLE_MAX_LEVELS
+#define VV_TREE_WRITE_BYTES (1U << 20)
+
+struct vv_write_stream {
+	uint8_t *buf;		/* VV_TREE_WRITE_BYTES, allocated on use */
+	uint64_t off;		/* tree offset of buf[0] */
+	size_t len;
+	uint64_t last_use;
+};
+
+/*
+ * A merkle_write_fn (vv_tree_writer_write) that gathers the builder's
+ * block-sized writes into large writes through another merkle_write_fn.
+ * After a successful merkle_build_tree(), vv_tree_writer_flush() writes
+ * what is still buffered.
+ */
+struct vv_tree_writer {
+	merkle_write_fn write;
+	void *write_ctx;
+	pthread_mutex_t lock;
+	uint64_t clock;
+	struct vv_write_stream streams[VV_TREE_WRITE_STREAMS];
+};
+
+void vv_tree_writer_init(struct vv_tree_writer *w, merkle_write_fn write,
+			 void *write_ctx);
+int vv_tree_writer_write(void *ctx, const void *buf, size_t len,
+			 uint64_t off);
+int vv_tree_writer_flush(struct vv_tree_writer *w);
+void vv_tree_writer_destroy(struct vv_tree_writer *w);
+
+/*
+ * Open the image name (a file or block device) read-only and read and fully validate its vublk
+ * metadata (f2fslayout_read()); release img with
+ * f2fslayout_image_release() and close f.  Returns VV_EXIT_OK, or after
+ * one error line VV_EXIT_FAILURE when the metadata is missing or invalid
+ * and VV_EXIT_USAGE when the image can't be read at all (the exit status
+ * of verify: 1 means "the image does not verify", 2 "can't tell").
+ */
+struct f2fslayout_image;
+int vv_open_image(const char *name, struct vv_file *f,
+		  struct f2fslayout_image *img);
+
+#endif /* VUBLK_VERITY_H */
