@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_add.c - `vublk add`: parse, start a server, report its device.
+ *
+ * Like ublksrv's `ublk add`, the server detaches by default: the command
+ * forks; the child starts a new session, sends its stdout/stderr to a log
+ * file and runs the server, while the parent waits on a pipe for one of:
+ *   "ID n"          ADD_DEV gave id n (the child owns the device now)
+ *   "ERR message"   an error line
+ *   "LIVE /dev/ublkbN"  the device is live: print it and exit 0
+ * EOF without LIVE means the server failed: print its error and exit 1.
+ * The server deletes whatever it created on failure; should it die
+ * without doing so, the parent removes the announced device itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ublk.h"
+
+#define ADD_DEFAULT_DEPTH 128
+#define ADD_MAX_IO_BYTES (512 * 1024)	/* ublksrv's default buffer */
+
+enum add_opt {
+	ADD_OPT_READ_ONLY = 1,
+	ADD_OPT_FOREGROUND,
+};
+
+struct add_args {
+	const struct vublk_tgt_ops *ops;
+	struct vublk_tgt tgt;
+	const char *file;
+	char file_abs[PATH_MAX];
+	unsigned dev_id;
+	unsigned nr_queues;
+	unsigned depth;
+	bool foreground;
+	char target_args[1024];
+};
+
+/* What the server reports back, through the pipe or to the terminal. */
+struct add_report {
+	int fd;				/* pipe to the parent, -1 foreground */
+	const struct add_args *args;
+	char log_path[PATH_MAX];	/* "" in the foreground */
+	char stats_path[PATH_MAX];	/* set once the id is known */
+	unsigned dev_id;
+	bool live;
+};
+
+static const struct option add_core_options[] = {
+	{ "type", required_argument, NULL, 't' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "number", required_argument, NULL, 'n' },
+	{ "queues", required_argument, NULL, 'q' },
+	{ "depth", required_argument, NULL, 'd' },
+	{ "read-only", no_argument, NULL, ADD_OPT_READ_ONLY },
+	{ "foreground", no_argument, NULL, ADD_OPT_FOREGROUND },
+	{ "help", no_argument, NULL, 'h' },
+};
+#define ADD_NR_CORE_OPTIONS (sizeof(add_core_options) / sizeof(add_core_options[0]))
+
+/* -t is needed before parsing: it decides which options exist. */
+static const char *add_find_type(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--type")) &&
+		    i + 1 < argc)
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--type=", 7))
+			return argv[i] + 7;
+		if (!strncmp(argv[i], "-t", 2) && argv[i][2])
+			return argv[i] + 2;
+	}
+	return NULL;
+}
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+static int add_parse_num(const char *what, const char *arg, uint64_t min,
+			 uint64_t max, unsigned *out)
+{
+	uint64_t v;
+
+	if (vublk_parse_u64(what, arg, min, max, &v) < 0)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static void add_record_target_arg(struct add_args *a, const char *name,
+				  const char *arg)
+{
+	size_t n = strlen(a->target_args);
+
+	snprintf(a->target_args + n, sizeof(a->target_args) - n, "%s--%s%s%s",
+		 n ? " " : "", name, arg ? " " : "", arg ? arg : "");
+}
+
+/* One option; 0, or -EINVAL after printing why. */
+static int add_parse_one(struct add_args *a, int c, const char *arg,
+			 const struct option *opts, int longindex)
+{
+	switch (c) {
+	case 't':
+		return 0;	/* found by add_find_type() */
+	case 'f':
+		a->file = arg;
+		return 0;
+	case 'n':
+		return add_parse_num("-n (device id)", arg, 0, VUBLK_MAX_DEV_ID,
+				     &a->dev_id);
+	case 'q':
+		return add_parse_num("-q (queues)", arg, 1, UBLK_MAX_NR_QUEUES,
+				     &a->nr_queues);
+	case 'd':
+		return add_parse_num("-d (queue depth)", arg, 1,
+				     UBLK_MAX_QUEUE_DEPTH, &a->depth);
+	case ADD_OPT_READ_ONLY:
+		a->tgt.read_only = true;
+		return 0;
+	case ADD_OPT_FOREGROUND:
+		a->foreground = true;
+		return 0;
+	default:
+		if (c < 256 || !a->ops->parse_opt)
+			return -EINVAL;
+		add_record_target_arg(a, opts[longindex].name, arg);
+		return a->ops->parse_opt(&a->tgt, c, arg);
+	}
+}
+
+/* Core options followed by the target's. */
+static struct option *add_build_options(const struct vublk_tgt_ops *ops)
+{
+	size_t nt = 0, i;
+	struct option *opts;
+
+	while (ops->options && ops->options[nt].name)
+		nt++;
+	opts = calloc(ADD_NR_CORE_OPTIONS + nt + 1, sizeof(*opts));
+	if (!opts)
+		return NULL;
+	memcpy(opts, add_core_options, sizeof(add_core_options));
+	for (i = 0; i < nt; i++)
+		opts[ADD_NR_CORE_OPTIONS + i] = ops->options[i];
+	return opts;
+}
+
+static int add_getopt(struct add_args *a, int argc, char **argv,
+		      const struct option *opts)
+{
+	int c, longindex = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":t:f:n:q:d:h", opts,
+				&longindex)) != -1) {
+		if (c == 'h')
+			return 1;	/* help wanted */
+		if (c == '?' || c == ':') {
+			vublk_error("add: %s option '%s' (see: vublk %s --help)",
+				    c == '?' ? "unknown" : "missing value for",
+				    argv[optind - 1], a->ops->name);
+			return -EINVAL;
+		}
+		if (add_parse_one(a, c, optarg, opts, longindex) < 0)
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		vublk_error("add: unexpected argument '%s' (see: vublk %s --help)",
+			    argv[optind], a->ops->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* 0, 1 when --help was asked for, or -errno after printing why. */
+static int add_parse(struct add_args *a, int argc, char **argv)
+{
+	const char *type = add_find_type(argc, argv);
+	struct option *opts;
+	int ret;
+
+	if (!type) {
+		vublk_error("add: no target type given: use -t TYPE (see: vublk help)");
+		return -EINVAL;
+	}
+	a->ops = vublk_find_target(type);
+	if (!a->ops) {
+		vublk_error("add: unknown target type '%s' (see: vublk help for the list)",
+			    type);
+		return -EINVAL;
+	}
+	a->tgt.ops = a->ops;
+	a->tgt.priv = calloc(1, a->ops->priv_size ? a->ops->priv_size : 1);
+	opts = add_build_options(a->ops);
+	if (!a->tgt.priv || !opts) {
+		free(opts);
+		return -ENOMEM;
+	}
+	ret = add_getopt(a, argc, argv, opts);
+	free(opts);
+	if (ret)
+		return ret;	/* error, or 1: help */
+	if (!a->file) {
+		vublk_error("add: no backing file given: use -f FILE");
+		return -EINVAL;
+	}
+	/* Absolute, since the detached server leaves the caller's directory
+	 * (so as not to keep its filesystem busy); a missing file keeps the
+	 * name as given for the target's error message. */
+	if (a->file[0] != '/' && realpath(a->file, a->file_abs))
+		a->file = a->file_abs;
+	a->tgt.backing_file = a->file;
+	/* More queues than CPUs buys nothing: the driver caps them at
+	 * nr_cpu_ids (ublk_ctrl_add_dev()). */
+	if (a->nr_queues > online_cpus())
+		a->nr_queues = online_cpus();
+	return 0;
+}
+
+/* ---- reporting, from the server's side ---- */
+
+static void add_report_line(const struct add_report *r, const char *kind,
+			    const char *text)
+{
+	char line[1200];
+	size_t n = snprintf(line, sizeof(line), "%s %s\n", kind, text);
+
+	if (n >= sizeof(line)) {	/* cut, but still one line */
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	/* One write() of less than PIPE_BUF: atomic between threads. */
+	if (r->fd >= 0 && write(r->fd, line, n) < 0)
+		return;	/* the parent is gone; nothing to tell */
+}
+
+static void add_on_error(void *ctx, const char *line)
+{
+	add_report_line(ctx, "ERR", line);
+}
+
+static void add_on_added(void *ctx, unsigned dev_id)
+{
+	struct add_report *r = ctx;
+	char text[32], log[PATH_MAX];
+
+	r->dev_id = dev_id;
+	vublk_run_path(r->stats_path, sizeof(r->stats_path), dev_id,
+		       ".stats.json");
+	snprintf(text, sizeof(text), "%u", dev_id);
+	add_report_line(r, "ID", text);
+	if (!r->log_path[0])
+		return;
+	/* The log was named before the id was known. */
+	vublk_run_path(log, sizeof(log), dev_id, ".log");
+	if (rename(r->log_path, log) == 0)
+		snprintf(r->log_path, sizeof(r->log_path), "%s", log);
+}
+
+static void add_on_live(void *ctx, unsigned dev_id, const char *bdev)
+{
+	struct add_report *r = ctx;
+	const struct add_args *a = r->args;
+	struct vublk_state st = {
+		.id = dev_id,
+		.size = a->tgt.dev_size,
+		.block_size = 1U << a->tgt.logical_bs_shift,
+		.queues = a->tgt.nr_queues,
+		.depth = a->tgt.queue_depth,
+		.pid = getpid(),
+		.read_only = a->tgt.read_only,
+	};
+
+	snprintf(st.target, sizeof(st.target), "%s", a->ops->name);
+	snprintf(st.backing_file, sizeof(st.backing_file), "%s", a->file);
+	snprintf(st.log, sizeof(st.log), "%s", r->log_path);
+	snprintf(st.target_args, sizeof(st.target_args), "%s", a->target_args);
+	/* The state file first, so `vublk list` knows the device as soon as
+	 * `vublk add` returns.  Without it `vublk del` can still find the
+	 * device through the kernel, so a failure is not fatal. */
+	vublk_state_write(&st);
+	r->live = true;
+	if (r->fd < 0) {
+		printf("%s\n", bdev);
+		fflush(stdout);
+		return;
+	}
+	/* Queue threads may be inside the hook right now: the pipe stays
+	 * open (writes to it fail with EPIPE once `vublk add` is gone) and
+	 * is closed when the server has stopped. */
+	vublk_log_set_error_hook(NULL, NULL);
+	add_report_line(r, "LIVE", bdev);
+}
+
+static int add_run_server(struct add_args *a, struct add_report *r)
+{
+	struct vublk_server_cfg cfg = {
+		.tgt = &a->tgt,
+		.dev_id = a->dev_id,
+		.nr_queues = a->nr_queues,
+		.queue_depth = a->depth,
+		.max_io_bytes = ADD_MAX_IO_BYTES,
+		.on_added = add_on_added,
+		.on_live = add_on_live,
+		.report_ctx = r,
+		.stats_path = r->stats_path,
+	};
+	int ret;
+
+	ret = vublk_server_run(&cfg);
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->live)
+		vublk_state_remove(r->dev_id);
+	else if (r->log_path[0])
+		unlink(r->log_path);	/* its errors went to `vublk add` */
+	return ret ? 1 : 0;
+}
+
+/* ---- the detached server (child) ---- */
+
+static int add_child_redirect(struct add_report *r)
+{
+	int fd, null_fd;
+
+	snprintf(r->log_path, sizeof(r->log_path), "%s/add-%d.log",
+		 vublk_run_dir(), (int)getpid());
+	fd = open(r->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || null_fd < 0) {
+		vublk_error("cannot create log file %s: %s", r->log_path,
+			    strerror(errno));
+		return -errno;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	if (dup2(null_fd, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
+	    dup2(fd, STDERR_FILENO) < 0)
+		return -errno;
+	close(fd);
+	close(null_fd);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	vublk_log_set_timestamps(true);
+	return 0;
+}
+
+static int add_child(struct add_args *a, int pipe_fd)
+{
+	struct add_report r = { .fd = pipe_fd, .args = a,
+				.dev_id = VUBLK_DEV_ID_ANY };
+
+	vublk_log_set_error_hook(add_on_error, &r);
+	if (setsid() < 0 || chdir("/") < 0 || add_child_redirect(&r) < 0) {
+		vublk_error("cannot detach the server: %s", strerror(errno));
+		return 1;
+	}
+	return add_run_server(a, &r);
+}
+
+/* ---- the waiting parent ---- */
+
+/* The child died without cleaning up: remove what it announced. */
+static void add_cleanup_orphan(unsigned dev_id)
+{
+	struct ublk_ctrl c;
+
+	if (ublk_ctrl_open(&c) < 0)
+		return;
+	ublk_ctrl_remove_dev(&c, dev_id);
+	ublk_ctrl_close(&c);
+	vublk_state_remove(dev_id);
+}
+
+/* Handle one line from the child; returns true on LIVE. */
+static bool add_parent_line(char *line, unsigned *dev_id, int *errors)
+{
+	if (!strncmp(line, "LIVE ", 5)) {
+		printf("%s\n", line + 5);
+		return true;
+	}
+	if (!strncmp(line, "ID ", 3))
+		*dev_id = strtoul(line + 3, NULL, 10);
+	else if (!strncmp(line, "ERR ", 4)) {
+		fprintf(stderr, "vublk: %s\n", line + 4);
+		(*errors)++;
+	}
+	return false;
+}
+
+static int add_parent(pid_t child, int pipe_fd)
+{
+	char buf[8192];
+	size_t used = 0;
+	unsigned dev_id = VUBLK_DEV_ID_ANY;
+	int errors = 0, status;
+	ssize_t n;
+	char *nl;
+
+	while ((n = read(pipe_fd, buf + used, sizeof(buf) - 1 - used)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		used += n;
+		buf[used] = '\0';
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = '\0';
+			if (add_parent_line(buf, &dev_id, &errors))
+				return 0;	/* the server runs on */
+			used -= nl + 1 - buf;
+			memmove(buf, nl + 1, used + 1);
+		}
+		if (used == sizeof(buf) - 1)
+			used = 0;	/* an absurd line: drop it */
+	}
+	close(pipe_fd);
+	waitpid(child, &status, 0);
+	if (!errors && WIFSIGNALED(status))
+		fprintf(stderr, "vublk: the server was killed by signal %d before the device was live\n",
+			WTERMSIG(status));
+	else if (!errors)
+		fprintf(stderr, "vublk: the server exited with status %d before the device was live\n",
+			WEXITSTATUS(status));
+	if (dev_id != VUBLK_DEV_ID_ANY)
+		add_cleanup_orphan(dev_id);
+	return 1;
+}
+
+static int add_detach(struct add_args *a)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		vublk_error("cannot create a pipe: %s", strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		vublk_error("cannot fork the server: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		_exit(add_child(a, pfd[1]));
+	}
+	close(pfd[1]);
+	return add_parent(pid, pfd[0]);
+}
+
+int vublk_cmd_add(int argc, char **argv)
+{
+	struct add_args a = {
+		.dev_id = VUBLK_DEV_ID_ANY,
+		.nr_queues = online_cpus(),
+		.depth = ADD_DEFAULT_DEPTH,
+	};
+	struct add_report r = { .fd = -1, .args = &a,
+				.dev_id = VUBLK_DEV_ID_ANY };
+
+	int ret = add_parse(&a, argc, argv);
+
+	if (ret == 1)
+		vublk_target_usage(stdout, a.ops->name);
+	if (ret)
+		ret = ret < 0;
+	else if (vublk_run_dir_create() < 0)
+		ret = 1;
+	else if (!a.foreground)
+		ret = add_detach(&a);
+	else
+		ret = add_run_server(&a, &r);
+	free(a.tgt.priv);
+	return ret;
+}

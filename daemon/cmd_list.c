@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_list.c - `vublk list [-n ID] [--json]`.
+ *
+ * Merges what the state file says (target, backing file...) with what the
+ * kernel says (GET_DEV_INFO: state, server pid).  A device whose server
+ * process is gone is "dead" whatever the kernel state: its I/O fails (the
+ * driver aborted it) until `vublk del` removes it.  States: live, dead,
+ * stopped (server alive, disk not started or already stopped), gone (a
+ * state file without a kernel device), or the kernel's quiesced/fail-io.  With --json the
+ * server's counters (ID.stats.json) are included as "stats".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ublk.h"
+
+struct list_entry {
+	struct vublk_state st;
+	bool have_state;
+	bool in_kernel;
+	struct ublksrv_ctrl_dev_info info;
+	const char *state;
+	int pid;
+};
+
+static void list_probe(struct ublk_ctrl *c, unsigned id, struct list_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->have_state = vublk_state_read(id, &e->st) == 0;
+	if (!e->have_state)
+		e->st.id = id;
+	e->in_kernel = ublk_ctrl_get_dev_info(c, id, &e->info) == 0;
+	e->pid = e->in_kernel && e->info.ublksrv_pid > 0 ?
+		 e->info.ublksrv_pid : e->st.pid;
+	if (!e->in_kernel)
+		e->state = "gone";		/* stale state file */
+	else if (!vublk_server_alive(e->pid))
+		e->state = "dead";		/* server gone */
+	else if (e->info.state == UBLK_S_DEV_DEAD)
+		e->state = "stopped";		/* starting or stopping */
+	else
+		e->state = ublk_dev_state_name(e->info.state);
+	if (!e->have_state && e->in_kernel) {
+		e->st.queues = e->info.nr_hw_queues;
+		e->st.depth = e->info.queue_depth;
+	}
+}
+
+/* Copy the stats file, a JSON object, or print null. */
+static void list_print_stats(FILE *f, unsigned id)
+{
+	char path[PATH_MAX], buf[4096];
+	size_t n = 0;
+	FILE *s;
+
+	vublk_run_path(path, sizeof(path), id, ".stats.json");
+	s = fopen(path, "re");
+	if (s) {
+		n = fread(buf, 1, sizeof(buf) - 1, s);
+		fclose(s);
+	}
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	if (n && buf[0] == '{' && buf[n - 1] == '}')
+		fwrite(buf, 1, n, f);
+	else
+		fputs("null", f);
+}
+
+static void list_print_json(const struct list_entry *e, bool first)
+{
+	char dev[32];
+
+	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
+	printf("%s{\"id\": %u, \"device\": ", first ? "" : ",\n ", e->st.id);
+	vublk_json_string(stdout, dev);
+	printf(", \"state\": \"%s\", \"pid\": %d, \"target\": ", e->state,
+	       e->pid);
+	vublk_json_string(stdout, e->st.target);
+	printf(", \"backing_file\": ");
+	vublk_json_string(stdout, e->st.backing_file);
+	printf(", \"size\": %" PRIu64 ", \"block_size\": %u, \"queues\": %u, \"depth\": %u, \"read_only\": %s, \"log\": ",
+	       e->st.size, e->st.block_size, e->st.queues, e->st.depth,
+	       e->st.read_only ? "true" : "false");
+	vublk_json_string(stdout, e->st.log);
+	printf(", \"target_args\": ");
+	vublk_json_string(stdout, e->st.target_args);
+	printf(", \"stats\": ");
+	list_print_stats(stdout, e->st.id);
+	printf("}");
+}
+
+static void list_print_row(const struct list_entry *e)
+{
+	char dev[32];
+
+	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
+	printf("%-4u %-13s %-7s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s\n",
+	       e->st.id, dev, e->state, e->st.target[0] ? e->st.target : "?",
+	       e->st.size, e->st.queues, e->st.depth, e->pid,
+	       e->st.backing_file[0] ? e->st.backing_file : "?",
+	       e->st.log[0] ? "  log " : "", e->st.log);
+}
+
+int vublk_cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "number", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned *ids = NULL, one;
+	struct list_entry e;
+	struct ublk_ctrl ctrl;
+	bool json = false, have_id = false;
+	uint64_t v;
+	int c, n, i;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":n:j", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 'n' && vublk_parse_u64("-n (device id)", optarg,
+						       0, VUBLK_MAX_DEV_ID,
+						       &v) == 0) {
+			one = v;
+			have_id = true;
+		} else {
+			if (c != 'n')
+				vublk_error("list: unknown option or missing value '%s' (usage: vublk list [-n ID] [--json])",
+					    argv[optind - 1]);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		vublk_error("list: unexpected argument '%s' (usage: vublk list [-n ID] [--json])",
+			    argv[optind]);
+		return 1;
+	}
+	if (ublk_ctrl_open(&ctrl) < 0)
+		return 1;
+	n = have_id ? 1 : vublk_known_ids(&ids);
+	if (have_id)
+		ids = &one;
+	if (n < 0) {
+		ublk_ctrl_close(&ctrl);
+		return 1;
+	}
+	if (json)
+		printf("[");
+	else
+		printf("%-4s %-13s %-7s %-6s %14s %6s %6s %8s  %s\n", "ID",
+		       "DEVICE", "STATE", "TARGET", "SIZE", "QUEUES", "DEPTH",
+		       "PID", "BACKING FILE");
+	for (i = 0; i < n; i++) {
+		list_probe(&ctrl, ids[i], &e);
+		if (have_id && !e.have_state && !e.in_kernel) {
+			vublk_error("list: no device with id %u", one);
+			ublk_ctrl_close(&ctrl);
+			return 1;
+		}
+		if (json)
+			list_print_json(&e, i == 0);
+		else
+			list_print_row(&e);
+	}
+	if (json)
+		printf("]\n");
+	if (!have_id)
+		free(ids);
+	ublk_ctrl_close(&ctrl);
+	return 0;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * inproc_queue.c - the core's queue services without ublk (see the header).
+ *
+ * Generalised from tests/daemon/fake_queue.c: like daemon/ublk.c, target
+ * CQEs are recognised by VUBLK_UD_TGT_IO and routed to ops->io_done; a
+ * completion is recorded (result, count, FIFO of finished tags) instead
+ * of being committed to the driver.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inproc_queue.h"
+
+/* No CQE for this long while requests are in flight: the target hung. */
+#define INPROC_QUEUE_STALL_S 60
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+struct io_uring_sqe *vublk_queue_get_sqe(struct vublk_queue *q)
+{
+	struct inproc_queue *iq = container_of(q, struct inproc_queue, q);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&iq->ring);
+
+	/* As in ublk.c: a full SQ only means "submit first". */
+	if (!sqe && io_uring_submit(&iq->ring) >= 0)
+		sqe = io_uring_get_sqe(&iq->ring);
+	return sqe;
+}
+
+void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res)
+{
+	struct inproc_queue *iq = container_of(q, struct inproc_queue, q);
+	unsigned slot = (iq->done_head + iq->done_count) % q->depth;
+
+	iq->res[tag] = res;
+	iq->completions[tag]++;
+	iq->in_flight--;
+	/* A tag is in the FIFO at most once while the caller follows the
+	 * contract (restart a tag only after popping it), so depth slots
+	 * suffice; a target that completes twice shows up in completions. */
+	if (iq->done_count < q->depth) {
+		iq->done_fifo[slot] = tag;
+		iq->done_count++;
+	}
+}
+
+static void inproc_queue_free(struct inproc_queue *iq)
+{
+	free(iq->res);
+	free(iq->completions);
+	free(iq->done_fifo);
+}
+
+int inproc_queue_init(struct inproc_queue *iq, struct vublk_tgt *tgt,
+		      unsigned q_id, unsigned depth)
+{
+	int ret;
+
+	memset(iq, 0, sizeof(*iq));
+	iq->q = (struct vublk_queue){ .tgt = tgt, .q_id = q_id,
+				      .depth = depth };
+	iq->res = calloc(depth, sizeof(*iq->res));
+	iq->completions = calloc(depth, sizeof(*iq->completions));
+	iq->done_fifo = calloc(depth, sizeof(*iq->done_fifo));
+	if (!iq->res || !iq->completions || !iq->done_fifo) {
+		inproc_queue_free(iq);
+		return -ENOMEM;
+	}
+	ret = io_uring_queue_init(depth * (1 + VUBLK_TGT_SQES_PER_REQ) + 8,
+				  &iq->ring, 0);
+	if (ret < 0) {
+		inproc_queue_free(iq);
+		return ret;
+	}
+	ret = tgt->ops->queue_init ? tgt->ops->queue_init(&iq->q) : 0;
+	if (ret < 0) {
+		io_uring_queue_exit(&iq->ring);
+		inproc_queue_free(iq);
+	}
+	return ret;
+}
+
+void inproc_queue_exit(struct inproc_queue *iq)
+{
+	if (iq->q.tgt->ops->queue_deinit)
+		iq->q.tgt->ops->queue_deinit(&iq->q);
+	io_uring_queue_exit(&iq->ring);
+	inproc_queue_free(iq);
+}
+
+void inproc_queue_start(struct inproc_queue *iq, unsigned tag,
+			const struct vublk_req *req)
+{
+	int ret;
+
+	iq->in_flight++;
+	ret = iq->q.tgt->ops->queue_io(&iq->q, tag, req);
+	if (ret < 0)
+		vublk_complete_io(&iq->q, tag, ret);
+}
+
+int inproc_queue_reap(struct inproc_queue *iq)
+{
+	/* A target that leaves a request without any I/O in flight would
+	 * make us wait forever: give up, so that a test fails instead of
+	 * hanging. */
+	struct __kernel_timespec limit = { .tv_sec = INPROC_QUEUE_STALL_S };
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (iq->in_flight)
+		ret = io_uring_submit_and_wait_timeout(&iq->ring, &cqe, 1,
+						       &limit, NULL);
+	else
+		ret = io_uring_submit(&iq->ring);
+	if (ret == -ETIME)
+		return -ETIMEDOUT;
+	if (ret < 0 && ret != -EINTR)
+		return ret;
+	while (io_uring_peek_cqe(&iq->ring, &cqe) == 0) {
+		/* Copy and release first: io_done may queue new SQEs. */
+		struct io_uring_cqe copy = *cqe;
+
+		io_uring_cqe_seen(&iq->ring, cqe);
+		if (!vublk_ud_is_tgt_io(copy.user_data))
+			return -EPROTO;
+		iq->q.tgt->ops->io_done(&iq->q, vublk_ud_tag(copy.user_data),
+					&copy);
+	}
+	return 0;
+}
+
+bool inproc_queue_pop(struct inproc_queue *iq, unsigned *tag, int *res)
+{
+	if (!iq->done_count)
+		return false;
+	*tag = iq->done_fifo[iq->done_head];
+	*res = iq->res[*tag];
+	iq->done_head = (iq->done_head + 1) % iq->q.depth;
+	iq->done_count--;
+	return true;
+}
+
+int inproc_queue_wait_all(struct inproc_queue *iq)
+{
+	int ret;
+
+	while (iq->in_flight) {
+		ret = inproc_queue_reap(iq);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int inproc_queue_run(struct inproc_queue *iq, unsigned tag,
+		     const struct vublk_req *req)
+{
+	unsigned done;
+	int ret, res;
+
+	inproc_queue_start(iq, tag, req);
+	ret = inproc_queue_wait_all(iq);
+	if (ret < 0)
+		return ret;
+	while (inproc_queue_pop(iq, &done, &res))
+		;	/* only tag ran; drain the FIFO for the next run */
+	return iq->res[tag];
+}

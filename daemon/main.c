@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - `vublk`: dispatch to the add/del/list commands.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ublk.h"
+
+void vublk_usage(FILE *f)
+{
+	const struct vublk_tgt_ops *const *t;
+
+	fprintf(f,
+		"usage: vublk add -t TYPE -f FILE [-n ID] [-q QUEUES] [-d DEPTH] [--read-only]\n"
+		"                 [--foreground] [target options]\n"
+		"         start a server for a new device; prints its path (/dev/ublkbN)\n"
+		"       vublk del -n ID | -a      stop and delete one or all devices\n"
+		"       vublk list [-n ID] [--json]\n"
+		"       vublk TYPE --help         target options\n"
+		"       vublk help | --version\n"
+		"\n"
+		"  -n ID        device id (default: the first free one)\n"
+		"  -q QUEUES    queues, one thread each (default and maximum: online CPUs)\n"
+		"  -d DEPTH     requests in flight per queue, 1..%u (default 128)\n"
+		"  --read-only  a read-only device; the backing file is opened read-only\n"
+		"  --foreground do not detach; log to stderr; stop with Ctrl-C\n"
+		"\n"
+		"targets:\n", UBLK_MAX_QUEUE_DEPTH);
+	for (t = vublk_targets; *t; t++)
+		fprintf(f, "  %-8s %s\n", (*t)->name, (*t)->summary);
+	fprintf(f,
+		"\n"
+		"environment: VUBLK_RUN_DIR (state, logs; default /run/vublk),\n"
+		"             VUBLK_CONTROL_DEV (default /dev/ublk-control)\n");
+}
+
+void vublk_target_usage(FILE *f, const char *name)
+{
+	const struct vublk_tgt_ops *ops = vublk_find_target(name);
+
+	fprintf(f, "usage: vublk add -t %s -f FILE [common options] [%s options]\n"
+		"%s\n\n%s options:\n%s", name, name, ops->summary, name,
+		ops->usage && *ops->usage ? ops->usage : "  (none)\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "help";
+
+	/* A detached server's `vublk add` may be gone: no SIGPIPE death. */
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(cmd, "add"))
+		return vublk_cmd_add(argc - 1, argv + 1);
+	if (!strcmp(cmd, "del"))
+		return vublk_cmd_del(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list"))
+		return vublk_cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h")) {
+		vublk_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		printf("vublk %s\n", VUBLK_VERSION);
+		return 0;
+	}
+	if (vublk_find_target(cmd) && argc > 2 &&
+	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		vublk_target_usage(stdout, cmd);
+		return 0;
+	}
+	vublk_error("unknown command '%s': expected add, del, list, help or TYPE --help (see: vublk help)",
+		    cmd);
+	return 1;
+}

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * targets.c - the table of targets; add new ones here.
+ */
+#include <string.h>
+
+#include "ublk.h"
+
+const struct vublk_tgt_ops *const vublk_targets[] = {
+	&vublk_tgt_loop,
+	NULL,
+};
+
+const struct vublk_tgt_ops *vublk_find_target(const char *name)
+{
+	const struct vublk_tgt_ops *const *t;
+
+	for (t = vublk_targets; *t; t++)
+		if (!strcmp((*t)->name, name))
+			return *t;
+	return NULL;
+}

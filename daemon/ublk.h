@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ublk.h - the vublk core (internal): request validation, the ublk control
+ * plane, the server (queue threads) and the target table.
+ */
+#ifndef VUBLK_UBLK_H
+#define VUBLK_UBLK_H
+
+#include <liburing.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target.h"
+#include "ublk_compat.h"
+
+/* ------------------------------------------------------------------ */
+/* Request validation (ublk_validate.c). */
+
+/* What a request is checked against; fixed for the device's lifetime. */
+struct vublk_io_limits {
+	uint64_t dev_sectors;		/* device size in 512-byte sectors */
+	uint32_t max_io_bytes;		/* the per-tag buffer */
+	unsigned logical_bs_shift;	/* requests are aligned to it */
+	bool read_only;
+	bool discard;			/* DISCARD / WRITE_ZEROES allowed */
+};
+
+/*
+ * Check one iod from the kernel and translate it into *req (all but buf).
+ * Returns 0, or -EIO with *why naming the broken rule.
+ */
+int ublk_validate_iod(const struct ublksrv_io_desc *iod,
+		      const struct vublk_io_limits *lim,
+		      struct vublk_req *req, const char **why);
+
+/* ------------------------------------------------------------------ */
+/* Control plane (ublk_ctrl.c): commands on /dev/ublk-control. */
+
+struct ublk_ctrl {
+	int fd;
+	struct io_uring ring;	/* IORING_SETUP_SQE128: the cmd is 32 bytes */
+};
+
+/* Path of the control device: $VUBLK_CONTROL_DEV or /dev/ublk-control. */
+const char *ublk_control_path(void);
+/* Open it; prints one error line (module not loaded, ...) on failure. */
+int ublk_ctrl_open(struct ublk_ctrl *c);
+void ublk_ctrl_close(struct ublk_ctrl *c);
+
+/*
+ * Each returns 0 or -errno; a command the kernel did not answer in time
+ * prints "did not complete" and returns -ETIMEDOUT.  Errors other than
+ * timeouts are for the caller to report.
+ */
+int ublk_ctrl_add_dev(struct ublk_ctrl *c, struct ublksrv_ctrl_dev_info *info);
+int ublk_ctrl_set_params(struct ublk_ctrl *c, unsigned dev_id,
+			 struct ublk_params *p);
+int ublk_ctrl_start_dev(struct ublk_ctrl *c, unsigned dev_id, int pid);
+int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id);
+int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id);
+int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,
+			   struct ublksrv_ctrl_dev_info *info);
+/* STOP_DEV then DEL_DEV, for a device whose server is gone. */
+int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id);
+/* "live", "dead", "quiesced", "fail-io" or "unknown". */
+const char *ublk_dev_state_name(unsigned state);
+
+/* ------------------------------------------------------------------ */
+/* Logging (log.c); vublk_error()/vublk_info() are in target.h. */
+
+/*
+ * While a detached server starts, its error lines must also reach the
+ * `vublk add` waiting for it: hook(ctx, line) gets each one.  NULL clears.
+ * timestamps: prefix lines with the time (for the log file).
+ */
+void vublk_log_set_error_hook(void (*hook)(void *ctx, const char *line),
+			      void *ctx);
+void vublk_log_set_timestamps(bool on);
+
+/* ------------------------------------------------------------------ */
+/* Targets (targets.c). */
+
+/* Each target file defines one of these. */
+extern const struct vublk_tgt_ops vublk_tgt_loop;
+extern const struct vublk_tgt_ops vublk_tgt_verity;
+#ifdef VUBLK_HAVE_PMEM
+extern const struct vublk_tgt_ops vublk_tgt_pmem;	/* -Dpmem builds */
+#endif
+
+const struct vublk_tgt_ops *vublk_find_target(const char *name);
+/* NULL-terminated table of all targets. */
+extern const struct vublk_tgt_ops *const vublk_targets[];
+
+/* ------------------------------------------------------------------ */
+/* The server (ublk.c). */
+
+struct vublk_server_cfg {
+	struct vublk_tgt *tgt;		/* parsed, not yet initialised */
+	unsigned dev_id;		/* or VUBLK_DEV_ID_ANY */
+	unsigned nr_queues;
+	unsigned queue_depth;
+	uint32_t max_io_bytes;
+	/*
+	 * Progress reports for `vublk add` (any may be NULL): the device id
+	 * once ADD_DEV succeeded, then "live" with the block device path.
+	 */
+	void (*on_added)(void *ctx, unsigned dev_id);
+	void (*on_live)(void *ctx, unsigned dev_id, const char *bdev);
+	void *report_ctx;
+	/* Counters file, rewritten every second while serving and removed
+	 * at exit; NULL or "" for none.  Read when serving starts, so
+	 * on_added may fill it in. */
+	const char *stats_path;
+};
+
+/*
+ * Set up the target and the ublk device, serve I/O until SIGTERM/SIGINT
+ * (or a queue failure), then stop and delete the device.  Returns 0 after
+ * a clean stop, or -errno after printing one error line; in every case
+ * nothing is left in the kernel.  Blocks SIGTERM, SIGINT and SIGHUP in the
+ * calling thread (and so in the queue threads).
+ */
+int vublk_server_run(const struct vublk_server_cfg *cfg);
+
+#endif /* VUBLK_UBLK_H */

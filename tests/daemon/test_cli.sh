@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# CLI errors that need no kernel: each gives one line on stderr naming the
+# problem, a non-zero exit, and leaves nothing in the run directory.
+# usage: test_cli.sh PATH/TO/vublk
+set -u
+VUBLK=$1
+T=$(mktemp -d /tmp/vublk-test-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export VUBLK_RUN_DIR=$T/run
+export VUBLK_CONTROL_DEV=$T/no-such-ublk-control
+truncate -s 1M "$T/disk.img"
+truncate -s 100 "$T/small.img"
+failures=0
+
+# expect_error EXPECTED-STDERR-SUBSTRING vublk-args...
+expect_error() {
+	want=$1; shift
+	"$VUBLK" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	lines=$(wc -l <"$T/err")
+	if [ $rc -eq 0 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$want" "$T/err" ||
+	   [ -s "$T/out" ]; then
+		echo "FAIL: vublk $*: rc=$rc, stderr ($lines lines):"
+		cat "$T/err"
+		echo "  wanted one line containing: $want"
+		failures=$((failures + 1))
+	fi
+	if [ -d "$VUBLK_RUN_DIR" ] && [ -n "$(ls -A "$VUBLK_RUN_DIR")" ]; then
+		echo "FAIL: vublk $*: left files in the run dir: $(ls -A "$VUBLK_RUN_DIR")"
+		failures=$((failures + 1))
+	fi
+}
+
+ctl="$VUBLK_CONTROL_DEV not found: the ublk_drv kernel module is not loaded (run: modprobe ublk_drv)"
+expect_error "vublk: $ctl" add -t loop -f "$T/disk.img"
+expect_error "vublk: $ctl" add -t loop -f "$T/disk.img" --foreground
+expect_error "vublk: $ctl" list
+expect_error "vublk: $ctl" del -n 0
+expect_error "vublk: $ctl" del -a
+expect_error "cannot open backing file $T/missing.img: No such file or directory" \
+	add -t loop -f "$T/missing.img"
+expect_error "backing file $T/small.img is too small: 100 bytes" \
+	add -t loop -f "$T/small.img"
+expect_error "backing file $T/small.img is too small: 100 bytes, less than one 4096-byte block" \
+	add -t loop -f "$T/disk.img" --block-size 4096 -q 1 -d 1 -n 3 --read-only --direct -f "$T/small.img"
+expect_error "unknown target type 'nope'" add -t nope -f "$T/disk.img"
+expect_error "no target type given" add -f "$T/disk.img"
+expect_error "no backing file given" add -t loop
+expect_error "bad -q (queues) value '0'" add -t loop -f "$T/disk.img" -q 0
+expect_error "bad -q (queues) value 'abc'" add -t loop -f "$T/disk.img" -q abc
+expect_error "bad -q (queues) value '-1'" add -t loop -f "$T/disk.img" -q -1
+expect_error "bad -d (queue depth) value '99999'" add -t loop -f "$T/disk.img" -d 99999
+expect_error "bad -d (queue depth) value '0'" add -t loop -f "$T/disk.img" -d 0
+expect_error "bad -d (queue depth) value '12x'" add -t loop -f "$T/disk.img" -d 12x
+expect_error "bad -n (device id) value '1048576'" add -t loop -f "$T/disk.img" -n 1048576
+expect_error "bad --block-size value '1000'" add -t loop -f "$T/disk.img" --block-size 1000
+expect_error "unknown option '--bogus'" add -t loop -f "$T/disk.img" --bogus
+expect_error "missing value for option '-q'" add -t loop -f "$T/disk.img" -q
+expect_error "unexpected argument 'extra'" add -t loop -f "$T/disk.img" extra
+expect_error "unknown command 'frobnicate'" frobnicate
+expect_error "give exactly one of -n ID and -a" del
+expect_error "bad -n (device id) value 'x'" del -n x
+
+# Help and version succeed and print to stdout.
+for args in help --version "loop --help" "add -t loop --help"; do
+	# shellcheck disable=SC2086
+	if ! "$VUBLK" $args >"$T/out" 2>"$T/err" || ! [ -s "$T/out" ] || [ -s "$T/err" ]; then
+		echo "FAIL: vublk $args did not print help/version cleanly"
+		failures=$((failures + 1))
+	fi
+done
+"$VUBLK" help | grep -q "^  loop  *a file" || {
+	echo "FAIL: vublk help does not list the loop target"
+	failures=$((failures + 1))
+}
+
+[ $failures -eq 0 ] && echo ok
+exit $((failures != 0))

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_loop.c - the loop target's ops on an in-process queue (daemon/
+ * inproc_queue.c) over a temp file; every result is checked by reading
+ * the file itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inproc_queue.h"
+#include "ublk.h"
+
+#define FILE_SIZE (1024 * 1024 + 100)	/* not a multiple of 512 */
+#define DEPTH 32
+#define BUF (64 * 1024)
+
+static int failures;
+static char path[] = "/tmp/vublk-test-loop-XXXXXX";
+
+#define CHECK(cond, ...) do { if (!(cond)) { printf("FAIL %s:%d: ", \
+	__FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); \
+	failures++; } } while (0)
+
+static void fill(void *buf, size_t len, unsigned seed)
+{
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 9));
+}
+
+static int file_equals(uint64_t off, const void *want, size_t len)
+{
+	char *got = malloc(len);
+	int fd = open(path, O_RDONLY);
+	int eq = fd >= 0 && got &&
+		 pread(fd, got, len, off) == (ssize_t)len &&
+		 !memcmp(got, want, len);
+
+	if (fd >= 0)
+		close(fd);
+	free(got);
+	return eq;
+}
+
+static int file_is_zero(uint64_t off, size_t len)
+{
+	void *z = calloc(1, len);
+	int eq = z && file_equals(off, z, len);
+
+	free(z);
+	return eq;
+}
+
+static void make_file(void)
+{
+	void *buf = malloc(FILE_SIZE);
+	int fd = mkstemp(path);
+
+	if (fd < 0 || !buf) {
+		perror("mkstemp");
+		exit(1);
+	}
+	fill(buf, FILE_SIZE, 1);
+	if (pwrite(fd, buf, FILE_SIZE, 0) != FILE_SIZE) {
+		perror("pwrite");
+		exit(1);
+	}
+	close(fd);
+	free(buf);
+}
+
+static void *alloc_buf(void)
+{
+	void *p = mmap(NULL, BUF, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(1);
+	return p;
+}
+
+static struct vublk_tgt new_tgt(bool read_only)
+{
+	struct vublk_tgt t = {
+		.ops = &vublk_tgt_loop,
+		.priv = calloc(1, vublk_tgt_loop.priv_size),
+		.backing_file = path,
+		.read_only = read_only,
+		.nr_queues = 1,
+		.queue_depth = DEPTH,
+		.max_io_bytes = BUF,
+	};
+	return t;
+}
+
+static void test_rw(struct inproc_queue *fq)
+{
+	char *buf = alloc_buf(), *want = malloc(BUF);
+	struct vublk_req req = { .op = VUBLK_OP_READ, .offset = 4096,
+				 .len = BUF, .buf = buf };
+	int ret;
+
+	ret = inproc_queue_run(fq, 0, &req);
+	CHECK(ret == BUF, "read returned %d", ret);
+	CHECK(file_equals(4096, buf, BUF), "read data differs from the file");
+
+	fill(buf, 8192, 7);
+	memcpy(want, buf, 8192);
+	req = (struct vublk_req){ .op = VUBLK_OP_WRITE, .offset = 8192,
+				  .len = 8192, .buf = buf };
+	ret = inproc_queue_run(fq, 1, &req);
+	CHECK(ret == 8192, "write returned %d", ret);
+	CHECK(file_equals(8192, want, 8192), "written data not in the file");
+
+	fill(buf, 4096, 9);
+	memcpy(want, buf, 4096);
+	req = (struct vublk_req){ .op = VUBLK_OP_WRITE, .flags = VUBLK_REQ_FUA,
+				  .offset = 65536, .len = 4096, .buf = buf };
+	ret = inproc_queue_run(fq, 2, &req);
+	CHECK(ret == 4096, "FUA write returned %d", ret);
+	CHECK(file_equals(65536, want, 4096), "FUA data not in the file");
+
+	req = (struct vublk_req){ .op = VUBLK_OP_FLUSH };
+	ret = inproc_queue_run(fq, 3, &req);
+	CHECK(ret == 0, "flush returned %d", ret);
+	munmap(buf, BUF);
+	free(want);
+}
+
+static void test_discard(struct inproc_queue *fq)
+{
+	struct vublk_req req = { .op = VUBLK_OP_DISCARD, .offset = 128 * 1024,
+				 .len = 64 * 1024 };
+	struct stat before, after;
+	int ret;
+
+	CHECK(stat(path, &before) == 0, "stat");
+	ret = inproc_queue_run(fq, 4, &req);
+	CHECK(ret == 0, "discard returned %d", ret);
+	CHECK(file_is_zero(128 * 1024, 64 * 1024), "discarded range not zero");
+	CHECK(stat(path, &after) == 0 && after.st_size == before.st_size &&
+	      after.st_blocks < before.st_blocks,
+	      "discard did not punch a hole (blocks %lld -> %lld) or changed the size",
+	      (long long)before.st_blocks, (long long)after.st_blocks);
+	CHECK(!file_is_zero(192 * 1024, 4096), "discard went past its range");
+
+	req = (struct vublk_req){ .op = VUBLK_OP_WRITE_ZEROES,
+				  .flags = VUBLK_REQ_NOUNMAP,
+				  .offset = 256 * 1024, .len = 8192 };
+	CHECK(stat(path, &before) == 0, "stat");
+	ret = inproc_queue_run(fq, 5, &req);
+	CHECK(ret == 0, "write-zeroes (NOUNMAP) returned %d", ret);
+	CHECK(file_is_zero(256 * 1024, 8192), "write-zeroes range not zero");
+	CHECK(stat(path, &after) == 0 && after.st_blocks == before.st_blocks,
+	      "NOUNMAP write-zeroes deallocated blocks");
+
+	req.flags = 0;
+	req.offset = 512 * 1024;
+	ret = inproc_queue_run(fq, 6, &req);
+	CHECK(ret == 0, "write-zeroes returned %d", ret);
+	CHECK(file_is_zero(512 * 1024, 8192), "write-zeroes range not zero");
+}
+
+/* DEPTH writes in flight at once, each to its own block. */
+static void test_many_in_flight(struct inproc_queue *fq)
+{
+	char *bufs = mmap(NULL, DEPTH * 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned tag;
+	int ret;
+
+	CHECK(bufs != MAP_FAILED, "mmap");
+	for (tag = 0; tag < DEPTH; tag++) {
+		struct vublk_req req = { .op = VUBLK_OP_WRITE,
+					 .offset = 768 * 1024 + tag * 4096,
+					 .len = 4096, .buf = bufs + tag * 4096 };
+
+		fill(req.buf, 4096, 100 + tag);
+		inproc_queue_start(fq, tag, &req);
+	}
+	ret = inproc_queue_wait_all(fq);
+	CHECK(ret == 0, "wait_all returned %d", ret);
+	for (tag = 0; tag < DEPTH; tag++) {
+		CHECK(fq->res[tag] == 4096 && fq->completions[tag] >= 1,
+		      "tag %u: result %d", tag, fq->res[tag]);
+		CHECK(file_equals(768 * 1024 + tag * 4096, bufs + tag * 4096,
+				  4096), "tag %u: data not in the file", tag);
+	}
+	munmap(bufs, DEPTH * 4096);
+}
+
+/* A backing file that shrank: the read must fail, never come back short. */
+static void test_short_read(struct inproc_queue *fq, uint64_t dev_size)
+{
+	char *buf = alloc_buf();
+	struct vublk_req req = { .op = VUBLK_OP_READ, .offset = dev_size - 8192,
+				 .len = 8192, .buf = buf };
+	int ret;
+
+	CHECK(truncate(path, dev_size - 4096) == 0, "truncate");
+	ret = inproc_queue_run(fq, 7, &req);
+	CHECK(ret == -EIO, "read across the new EOF returned %d, want -EIO",
+	      ret);
+	munmap(buf, BUF);
+}
+
+/* The option value the target gives a long option. */
+static int loop_opt(const char *name)
+{
+	const struct option *o;
+
+	for (o = vublk_tgt_loop.options; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o->val;
+	return -1;
+}
+
+static void test_init_errors(void)
+{
+	struct vublk_tgt t = new_tgt(false);
+	char small[] = "/tmp/vublk-test-small-XXXXXX";
+	int fd = mkstemp(small);
+	int bs = loop_opt("block-size");
+
+	char hundred[100] = { 0 };
+
+	CHECK(fd >= 0 && write(fd, hundred, 100) == 100, "small file");
+	close(fd);
+	t.backing_file = small;
+	CHECK(vublk_tgt_loop.init(&t) == -EINVAL, "100-byte file accepted");
+	unlink(small);
+	t.backing_file = "/nonexistent/vublk";
+	CHECK(vublk_tgt_loop.init(&t) == -ENOENT, "missing file accepted");
+	CHECK(vublk_tgt_loop.parse_opt(&t, bs, "1000") == -EINVAL,
+	      "--block-size 1000 accepted");
+	CHECK(vublk_tgt_loop.parse_opt(&t, bs, "8192") == -EINVAL,
+	      "--block-size 8192 accepted");
+	free(t.priv);
+}
+
+static void test_block_size_and_read_only(void)
+{
+	struct vublk_tgt t = new_tgt(true);
+	struct stat st;
+	int ret;
+
+	CHECK(stat(path, &st) == 0, "stat");
+	CHECK(vublk_tgt_loop.parse_opt(&t, loop_opt("block-size"), "4096") == 0,
+	      "--block-size 4096 refused");
+	ret = vublk_tgt_loop.init(&t);
+	CHECK(ret == 0, "read-only init returned %d", ret);
+	if (ret)
+		return;
+	CHECK(t.dev_size == ((uint64_t)st.st_size & ~4095ULL) &&
+	      t.logical_bs_shift == 12,
+	      "4096 block size: size %llu shift %u",
+	      (unsigned long long)t.dev_size, t.logical_bs_shift);
+	CHECK(!t.discard, "read-only device offers discard");
+	vublk_tgt_loop.deinit(&t);
+	free(t.priv);
+}
+
+int main(void)
+{
+	struct vublk_tgt t;
+	struct inproc_queue fq;
+	int ret;
+
+	make_file();
+	t = new_tgt(false);
+	ret = vublk_tgt_loop.init(&t);
+	CHECK(ret == 0, "init returned %d", ret);
+	if (ret)
+		goto out;
+	CHECK(t.dev_size == (FILE_SIZE & ~511ULL), "size %llu",
+	      (unsigned long long)t.dev_size);
+	CHECK(t.logical_bs_shift == 9 && t.discard && t.volatile_cache,
+	      "shape: shift %u discard %d cache %d", t.logical_bs_shift,
+	      t.discard, t.volatile_cache);
+	ret = inproc_queue_init(&fq, &t, 0, DEPTH);
+	CHECK(ret == 0, "in-process queue init returned %d", ret);
+	if (ret)
+		goto out;
+	test_rw(&fq);
+	test_discard(&fq);
+	test_many_in_flight(&fq);
+	test_short_read(&fq, t.dev_size);
+	inproc_queue_exit(&fq);
+	vublk_tgt_loop.deinit(&t);
+	free(t.priv);
+	test_init_errors();
+	test_block_size_and_read_only();
+out:
+	unlink(path);
+	if (failures) {
+		printf("%d failure(s)\n", failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared by the ublk kernel tests (sourced, not run).  They run as root in
+# the VM lab (tests/vm) with VUBLK_BUILD (meson build dir) and
+# VUBLK_SCRATCH (a writable directory on a real filesystem).
+# Exit status: 0 pass, 1 fail, 77 skip.
+set -u
+
+VUBLK=${VUBLK_BUILD:?VUBLK_BUILD must name the meson build directory}/daemon/vublk
+SCRATCH=${VUBLK_SCRATCH:?VUBLK_SCRATCH must name a writable directory}
+TEST_NAME=$(basename "$0" .sh)
+
+say() { echo "$TEST_NAME: $*"; }
+skip() { say "SKIP: $*"; exit 77; }
+fail() { say "FAIL: $*" >&2; exit 1; }
+
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c is not installed"
+	done
+}
+
+# In a sanitizer build, a UBSan finding stops the server (and so the
+# test) instead of scrolling by in its log.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+[ -x "$VUBLK" ] || fail "$VUBLK is missing: build first (ninja -C \$VUBLK_BUILD)"
+[ -e /dev/ublk-control ] || modprobe ublk_drv 2>/dev/null
+[ -e /dev/ublk-control ] || skip "no /dev/ublk-control and modprobe ublk_drv failed"
+
+T=$(mktemp -d "$SCRATCH/$TEST_NAME.XXXXXX") || fail "cannot create a directory in $SCRATCH"
+MNT=$T/mnt
+mkdir -p "$MNT"
+cd "$T" || fail "cannot enter $T"	# tools like fio write state files here
+
+cleanup() {
+	mountpoint -q "$MNT" && umount "$MNT"
+	"$VUBLK" del -a >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# vublk_add ARGS...: start a device, set DEV (/dev/ublkbN) and ID.
+vublk_add() {
+	DEV=$("$VUBLK" add "$@") || fail "vublk add $* failed"
+	[ -b "$DEV" ] || fail "vublk add $* printed '$DEV', not a block device"
+	ID=${DEV#/dev/ublkb}
+}
+
+# The server pid of device $1, from `vublk list --json`.
+server_pid() {
+	"$VUBLK" list -n "$1" --json | sed -n 's/.*"pid": \([0-9-]*\).*/\1/p' | head -n 1
+}
+
+# State of device $1 per `vublk list` (live, dead, ...).
+device_state() {
+	"$VUBLK" list -n "$1" --json | sed -n 's/.*"state": "\([a-z-]*\)".*/\1/p' | head -n 1
+}
+
+# Counter $2 of device $1 from `vublk list --json` "stats".
+device_counter() {
+	"$VUBLK" list -n "$1" --json | sed -n "s/.*\"stats\": {.*\"$2\": \([0-9]*\).*/\1/p"
+}
+
+# `vublk list --json` is one valid JSON array with N entries.
+check_list_json() {
+	"$VUBLK" list --json | python3 -c '
+import json, sys
+devs = json.load(sys.stdin)
+assert isinstance(devs, list) and len(devs) == int(sys.argv[1]), devs
+for d in devs:
+    assert d["device"] == "/dev/ublkb%d" % d["id"], d
+' "$1" || fail "vublk list --json is not a valid array of $1 devices"
+}
+
+# counter_above ID NAME MIN: the server's counter NAME exceeds MIN.
+counter_above() { [ "$(device_counter "$1" "$2")" -gt "$3" ] 2>/dev/null; }
+
+# wait_until SECONDS CMD...: poll CMD until it succeeds; bounded.
+wait_until() {
+	local n=$(($1 * 10))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# The ublk block devices that exist.
+ublk_disks() {
+	ls /dev/ublkb* 2>/dev/null | sort | tr '\n' ' '
+}
