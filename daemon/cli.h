@@ -32,6 +32,7 @@ struct vublk_state {
 	unsigned depth;
 	int pid;			/* server */
 	bool read_only;
+	char recovery[16];		/* --recovery mode: none, queue... */
 };
 
 const char *vublk_run_dir(void);
@@ -60,6 +61,22 @@ void vublk_json_string(FILE *f, const char *s);
 bool vublk_server_alive(pid_t pid);
 
 int vublk_cmd_add(int argc, char **argv);
+/*
+ * `vublk recover`'s server: argv is the `vublk add` command line that
+ * recreates the device's settings (with -n ID); the new server takes over
+ * the existing device (ublk.h: vublk_server_cfg.recover) and appends to
+ * log_path.  Returns the exit status.
+ */
+int vublk_add_recover(int argc, char **argv, const char *log_path);
+int vublk_cmd_recover(int argc, char **argv);
+/* The --recovery mode name of UBLK_F_USER_RECOVERY* flags ("none"...). */
+const char *vublk_recovery_name(uint64_t flags);
+/*
+ * Split a state file's target_args (cmd_add.c records them) in place into
+ * at most max arguments, undoing the backslash escapes; returns the count
+ * or -E2BIG.
+ */
+int vublk_split_target_args(char *args, char **argv, int max);
 int vublk_cmd_del(int argc, char **argv);
 int vublk_cmd_list(int argc, char **argv);
 void vublk_usage(FILE *f);

@@ -11,6 +11,11 @@
  * EOF without LIVE means the server failed: print its error and exit 1.
  * The server deletes whatever it created on failure; should it die
  * without doing so, the parent removes the announced device itself.
+ *
+ * `vublk recover` (cmd_recover.c) runs the same way through
+ * vublk_add_recover(): the server re-attaches to an existing device, logs
+ * to the device's log (appending), and the device is never removed by
+ * the waiting parent: it is the user's, with the I/O that waits on it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +34,53 @@
 enum add_opt {
 	ADD_OPT_READ_ONLY = 1,
 	ADD_OPT_FOREGROUND,
+	ADD_OPT_RECOVERY,
 };
+
+/* --recovery=MODE and what each asks of the driver at ADD_DEV. */
+static const struct {
+	const char *name;
+	uint64_t flags;
+} add_recovery_modes[] = {
+	{ "none", 0 },
+	/* I/O waits while there is no server; what the dead server had
+	 * taken fails (ublk_drv.c: ublk_nosrv_dev_should_queue_io()). */
+	{ "queue", UBLK_F_USER_RECOVERY },
+	/* ... and what it had taken is requeued for the next server
+	 * (ublk_nosrv_should_reissue_outstanding()). */
+	{ "reissue", UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE },
+	/* I/O fails while there is no server (Linux 6.13+). */
+	{ "fail", UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_FAIL_IO },
+};
+#define ADD_NR_RECOVERY_MODES \
+	(sizeof(add_recovery_modes) / sizeof(add_recovery_modes[0]))
+
+const char *vublk_recovery_name(uint64_t flags)
+{
+	uint64_t mask = UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE |
+			UBLK_F_USER_RECOVERY_FAIL_IO;
+	size_t i;
+
+	for (i = 0; i < ADD_NR_RECOVERY_MODES; i++)
+		if (add_recovery_modes[i].flags == (flags & mask))
+			return add_recovery_modes[i].name;
+	return "unknown";
+}
+
+static int add_parse_recovery(const char *arg, uint64_t *flags)
+{
+	size_t i;
+
+	for (i = 0; i < ADD_NR_RECOVERY_MODES; i++) {
+		if (!strcmp(arg, add_recovery_modes[i].name)) {
+			*flags = add_recovery_modes[i].flags;
+			return 0;
+		}
+	}
+	vublk_error("add: bad --recovery value '%s': expected queue (the same as -r), reissue, fail or none",
+		    arg);
+	return -EINVAL;
+}
 
 struct add_args {
 	const struct vublk_tgt_ops *ops;
@@ -40,7 +91,11 @@ struct add_args {
 	unsigned nr_queues;
 	unsigned depth;
 	bool foreground;
+	uint64_t recovery_flags;	/* UBLK_F_USER_RECOVERY* */
 	char target_args[1024];
+	/* `vublk recover`: the device to take over and its log. */
+	bool recover;
+	const char *recover_log;
 };
 
 /* What the server reports back, through the pipe or to the terminal. */
@@ -61,6 +116,7 @@ static const struct option add_core_options[] = {
 	{ "depth", required_argument, NULL, 'd' },
 	{ "read-only", no_argument, NULL, ADD_OPT_READ_ONLY },
 	{ "foreground", no_argument, NULL, ADD_OPT_FOREGROUND },
+	{ "recovery", optional_argument, NULL, ADD_OPT_RECOVERY },
 	{ "help", no_argument, NULL, 'h' },
 };
 #define ADD_NR_CORE_OPTIONS (sizeof(add_core_options) / sizeof(add_core_options[0]))
@@ -100,13 +156,57 @@ static int add_parse_num(const char *what, const char *arg, uint64_t min,
 	return 0;
 }
 
-static void add_record_target_arg(struct add_args *a, const char *name,
-				  const char *arg)
+/*
+ * Target options are kept as given, "--name=value" (the form getopt takes
+ * for any option), separated by spaces, for `vublk list` and for
+ * `vublk recover`, which splits them again (vublk_split_target_args()):
+ * a space or backslash in a value is escaped with a backslash.
+ */
+static int add_record_target_arg(struct add_args *a, const char *name,
+				 const char *arg)
 {
-	size_t n = strlen(a->target_args);
+	size_t n = strlen(a->target_args), cap = sizeof(a->target_args);
+	const char *p;
 
-	snprintf(a->target_args + n, sizeof(a->target_args) - n, "%s--%s%s%s",
-		 n ? " " : "", name, arg ? " " : "", arg ? arg : "");
+	n += snprintf(a->target_args + n, cap - n, "%s--%s%s", n ? " " : "",
+		      name, arg ? "=" : "");
+	for (p = arg; p && *p && n + 2 < cap; p++) {
+		if (*p == ' ' || *p == '\\')
+			a->target_args[n++] = '\\';
+		a->target_args[n++] = *p;
+	}
+	if (n + 2 >= cap) {
+		vublk_error("add: the target options are too long to record (%zu bytes at most): shorten them",
+			    cap - 2);
+		return -EINVAL;
+	}
+	a->target_args[n] = '\0';
+	return 0;
+}
+
+int vublk_split_target_args(char *args, char **argv, int max)
+{
+	char *r = args, *w = args;
+	int n = 0;
+
+	while (*r) {
+		while (*r == ' ')
+			r++;
+		if (!*r)
+			break;
+		if (n == max)
+			return -E2BIG;
+		argv[n++] = w;
+		for (; *r && *r != ' '; r++) {
+			if (*r == '\\' && r[1])
+				r++;
+			*w++ = *r;
+		}
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+	return n;
 }
 
 /* One option; 0, or -EINVAL after printing why. */
@@ -134,10 +234,20 @@ static int add_parse_one(struct add_args *a, int c, const char *arg,
 	case ADD_OPT_FOREGROUND:
 		a->foreground = true;
 		return 0;
+	case 'r':
+		a->recovery_flags = UBLK_F_USER_RECOVERY;
+		return 0;
+	case ADD_OPT_RECOVERY:
+		if (!arg) {
+			a->recovery_flags = UBLK_F_USER_RECOVERY;
+			return 0;
+		}
+		return add_parse_recovery(arg, &a->recovery_flags);
 	default:
 		if (c < 256 || !a->ops->parse_opt)
 			return -EINVAL;
-		add_record_target_arg(a, opts[longindex].name, arg);
+		if (add_record_target_arg(a, opts[longindex].name, arg) < 0)
+			return -EINVAL;
 		return a->ops->parse_opt(&a->tgt, c, arg);
 	}
 }
@@ -166,7 +276,7 @@ static int add_getopt(struct add_args *a, int argc, char **argv,
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:f:n:q:d:h", opts,
+	while ((c = getopt_long(argc, argv, ":t:f:n:q:d:hr", opts,
 				&longindex)) != -1) {
 		if (c == 'h')
 			return 1;	/* help wanted */
@@ -290,6 +400,8 @@ static void add_on_live(void *ctx, unsigned dev_id, const char *bdev)
 	snprintf(st.backing_file, sizeof(st.backing_file), "%s", a->file);
 	snprintf(st.log, sizeof(st.log), "%s", r->log_path);
 	snprintf(st.target_args, sizeof(st.target_args), "%s", a->target_args);
+	snprintf(st.recovery, sizeof(st.recovery), "%s",
+		 vublk_recovery_name(a->recovery_flags));
 	/* The state file first, so `vublk list` knows the device as soon as
 	 * `vublk add` returns.  Without it `vublk del` can still find the
 	 * device through the kernel, so a failure is not fatal. */
@@ -315,6 +427,8 @@ static int add_run_server(struct add_args *a, struct add_report *r)
 		.nr_queues = a->nr_queues,
 		.queue_depth = a->depth,
 		.max_io_bytes = ADD_MAX_IO_BYTES,
+		.recovery_flags = a->recovery_flags,
+		.recover = a->recover,
 		.on_added = add_on_added,
 		.on_live = add_on_live,
 		.report_ctx = r,
@@ -327,20 +441,26 @@ static int add_run_server(struct add_args *a, struct add_report *r)
 		close(r->fd);
 	if (r->live)
 		vublk_state_remove(r->dev_id);
-	else if (r->log_path[0])
+	else if (r->log_path[0] && !a->recover)
 		unlink(r->log_path);	/* its errors went to `vublk add` */
 	return ret ? 1 : 0;
 }
 
 /* ---- the detached server (child) ---- */
 
-static int add_child_redirect(struct add_report *r)
+static int add_child_redirect(const struct add_args *a, struct add_report *r)
 {
+	/* A recovering server continues the device's log. */
+	int mode = a->recover ? O_APPEND : O_TRUNC;
 	int fd, null_fd;
 
-	snprintf(r->log_path, sizeof(r->log_path), "%s/add-%d.log",
-		 vublk_run_dir(), (int)getpid());
-	fd = open(r->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (a->recover)
+		snprintf(r->log_path, sizeof(r->log_path), "%s",
+			 a->recover_log);
+	else
+		snprintf(r->log_path, sizeof(r->log_path), "%s/add-%d.log",
+			 vublk_run_dir(), (int)getpid());
+	fd = open(r->log_path, O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0644);
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || null_fd < 0) {
 		vublk_error("cannot create log file %s: %s", r->log_path,
@@ -365,7 +485,7 @@ static int add_child(struct add_args *a, int pipe_fd)
 				.dev_id = VUBLK_DEV_ID_ANY };
 
 	vublk_log_set_error_hook(add_on_error, &r);
-	if (setsid() < 0 || chdir("/") < 0 || add_child_redirect(&r) < 0) {
+	if (setsid() < 0 || chdir("/") < 0 || add_child_redirect(a, &r) < 0) {
 		vublk_error("cannot detach the server: %s", strerror(errno));
 		return 1;
 	}
@@ -402,7 +522,7 @@ static bool add_parent_line(char *line, unsigned *dev_id, int *errors)
 	return false;
 }
 
-static int add_parent(pid_t child, int pipe_fd)
+static int add_parent(const struct add_args *a, pid_t child, int pipe_fd)
 {
 	char buf[8192];
 	size_t used = 0;
@@ -436,7 +556,8 @@ static int add_parent(pid_t child, int pipe_fd)
 	else if (!errors)
 		fprintf(stderr, "vublk: the server exited with status %d before the device was live\n",
 			WEXITSTATUS(status));
-	if (dev_id != VUBLK_DEV_ID_ANY)
+	/* A device being recovered is the user's: never removed here. */
+	if (dev_id != VUBLK_DEV_ID_ANY && !a->recover)
 		add_cleanup_orphan(dev_id);
 	return 1;
 }
@@ -462,7 +583,28 @@ static int add_detach(struct add_args *a)
 		_exit(add_child(a, pfd[1]));
 	}
 	close(pfd[1]);
-	return add_parent(pid, pfd[0]);
+	return add_parent(a, pid, pfd[0]);
+}
+
+/* Parse, then run the server detached or in the foreground. */
+static int add_main(struct add_args *a, int argc, char **argv)
+{
+	struct add_report r = { .fd = -1, .args = a,
+				.dev_id = VUBLK_DEV_ID_ANY };
+	int ret = add_parse(a, argc, argv);
+
+	if (ret == 1)
+		vublk_target_usage(stdout, a->ops->name);
+	if (ret)
+		ret = ret < 0;
+	else if (vublk_run_dir_create() < 0)
+		ret = 1;
+	else if (!a->foreground)
+		ret = add_detach(a);
+	else
+		ret = add_run_server(a, &r);
+	free(a->tgt.priv);
+	return ret;
 }
 
 int vublk_cmd_add(int argc, char **argv)
@@ -472,21 +614,19 @@ int vublk_cmd_add(int argc, char **argv)
 		.nr_queues = online_cpus(),
 		.depth = ADD_DEFAULT_DEPTH,
 	};
-	struct add_report r = { .fd = -1, .args = &a,
-				.dev_id = VUBLK_DEV_ID_ANY };
 
-	int ret = add_parse(&a, argc, argv);
+	return add_main(&a, argc, argv);
+}
 
-	if (ret == 1)
-		vublk_target_usage(stdout, a.ops->name);
-	if (ret)
-		ret = ret < 0;
-	else if (vublk_run_dir_create() < 0)
-		ret = 1;
-	else if (!a.foreground)
-		ret = add_detach(&a);
-	else
-		ret = add_run_server(&a, &r);
-	free(a.tgt.priv);
-	return ret;
+int vublk_add_recover(int argc, char **argv, const char *log_path)
+{
+	struct add_args a = {
+		.dev_id = VUBLK_DEV_ID_ANY,
+		.nr_queues = online_cpus(),
+		.depth = ADD_DEFAULT_DEPTH,
+		.recover = true,
+		.recover_log = log_path,
+	};
+
+	return add_main(&a, argc, argv);
 }

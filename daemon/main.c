@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * main.c - `vublk`: dispatch to the add/del/list commands.
+ * main.c - `vublk`: dispatch to the add/del/list/recover commands.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -15,9 +15,12 @@ void vublk_usage(FILE *f)
 
 	fprintf(f,
 		"usage: vublk add -t TYPE -f FILE [-n ID] [-q QUEUES] [-d DEPTH] [--read-only]\n"
-		"                 [--foreground] [target options]\n"
+		"                 [-r | --recovery[=queue|reissue|fail]] [--foreground]\n"
+		"                 [target options]\n"
 		"         start a server for a new device; prints its path (/dev/ublkbN)\n"
 		"       vublk del -n ID | -a      stop and delete one or all devices\n"
+		"       vublk recover -n ID [--foreground]\n"
+		"         a new server for a device added with -r whose server died\n"
 		"       vublk list [-n ID] [--json]\n"
 		"       vublk TYPE --help         target options\n"
 		"       vublk help | --version\n"
@@ -27,6 +30,10 @@ void vublk_usage(FILE *f)
 		"  -d DEPTH     requests in flight per queue, 1..%u (default 128)\n"
 		"  --read-only  a read-only device; the backing file is opened read-only\n"
 		"  --foreground do not detach; log to stderr; stop with Ctrl-C\n"
+		"  -r, --recovery[=MODE]  the device outlives its server until\n"
+		"               `vublk recover`: queue (-r: I/O waits; what the dead\n"
+		"               server held fails), reissue (that too is retried),\n"
+		"               fail (I/O fails meanwhile; Linux 6.13+)\n"
 		"\n"
 		"targets:\n", UBLK_MAX_QUEUE_DEPTH);
 	for (t = vublk_targets; *t; t++)
@@ -58,6 +65,8 @@ int main(int argc, char **argv)
 		return vublk_cmd_del(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return vublk_cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "recover"))
+		return vublk_cmd_recover(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h")) {
 		vublk_usage(stdout);
@@ -72,7 +81,7 @@ int main(int argc, char **argv)
 		vublk_target_usage(stdout, cmd);
 		return 0;
 	}
-	vublk_error("unknown command '%s': expected add, del, list, help or TYPE --help (see: vublk help)",
+	vublk_error("unknown command '%s': expected add, del, list, recover, help or TYPE --help (see: vublk help)",
 		    cmd);
 	return 1;
 }

@@ -66,6 +66,11 @@ static void state_print(FILE *f, const struct vublk_state *st)
 	vublk_json_string(f, st->log);
 	fputs(", \"target_args\": ", f);
 	vublk_json_string(f, st->target_args);
+	/* What `vublk recover` needs is all here: target, backing file,
+	 * target options, read-only; queues and depth it takes from the
+	 * kernel.  recovery is informative (the kernel's flags decide). */
+	fputs(", \"recovery\": ", f);
+	vublk_json_string(f, st->recovery[0] ? st->recovery : "none");
 	fputs("}\n", f);
 }
 
@@ -170,6 +175,7 @@ static int state_set(struct vublk_state *st, const char *key,
 #define NUM(name) if (!strcmp(key, #name)) \
 	return (st->name = strtoull(val, NULL, 10)), 0
 	STR(target); STR(backing_file); STR(log); STR(target_args);
+	STR(recovery);
 	NUM(id); NUM(size); NUM(block_size); NUM(queues); NUM(depth);
 	NUM(pid);
 #undef STR

@@ -23,6 +23,10 @@
  *    cancels the armed commands, and the driver aborts the device's I/O and
  *    stops the disk itself (ublk_drv.c: ublk_uring_cmd_cancel_fn(),
  *    ublk_nosrv_work()); the device stays until someone sends DEL_DEV.
+ *    With UBLK_F_USER_RECOVERY the driver instead quiesces the disk
+ *    (UBLK_S_DEV_QUIESCED; new I/O waits) and a new server takes over
+ *    (cfg->recover): START_USER_RECOVERY, the same queue setup and
+ *    fetches, END_USER_RECOVERY with the new pid instead of START_DEV.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -417,6 +421,21 @@ static void *ublk_queue_thread(void *arg)
 /* ------------------------------------------------------------------ */
 /* Main thread: device lifecycle. */
 
+/* Queue count, depth and buffer size are the kernel's: the driver may
+ * lower the queue count (to nr_cpu_ids) and rounds the buffer size down to
+ * pages (ublk_ctrl_add_dev()), and a recovered device keeps its own. */
+static void ublk_server_take_geometry(struct vublk_server *s)
+{
+	const struct vublk_server_cfg *cfg = s->cfg;
+
+	s->tgt->nr_queues = s->info.nr_hw_queues;
+	s->tgt->queue_depth = s->info.queue_depth;
+	s->tgt->max_io_bytes = s->info.max_io_buf_bytes;
+	s->tgt->dev_id = s->info.dev_id;
+	if (cfg->on_added)
+		cfg->on_added(cfg->report_ctx, s->info.dev_id);
+}
+
 static int ublk_server_add_dev(struct vublk_server *s)
 {
 	const struct vublk_server_cfg *cfg = s->cfg;
@@ -427,6 +446,7 @@ static int ublk_server_add_dev(struct vublk_server *s)
 		.queue_depth = cfg->queue_depth,
 		.max_io_buf_bytes = cfg->max_io_bytes,
 		.dev_id = cfg->dev_id,
+		.flags = cfg->recovery_flags,
 	};
 	ret = ublk_ctrl_add_dev(&s->ctrl, &s->info);
 	if (ret == -EEXIST)
@@ -438,18 +458,22 @@ static int ublk_server_add_dev(struct vublk_server *s)
 	if (ret < 0)
 		return ret;
 	s->dev_added = true;
-	/* The driver may lower the queue count (to nr_cpu_ids) and rounds
-	 * the buffer size down to pages: use what it granted. */
-	s->tgt->nr_queues = s->info.nr_hw_queues;
-	s->tgt->queue_depth = s->info.queue_depth;
-	s->tgt->max_io_bytes = s->info.max_io_buf_bytes;
-	s->tgt->dev_id = s->info.dev_id;
-	if (cfg->on_added)
-		cfg->on_added(cfg->report_ctx, s->info.dev_id);
+	/* The driver clears the flags it does not know in the info it
+	 * copies back (ublk_ctrl_add_dev(): "flags &= UBLK_F_ALL"). */
+	if ((s->info.flags & cfg->recovery_flags) != cfg->recovery_flags) {
+		vublk_error("this kernel's ublk driver does not support the recovery mode asked for (flags 0x%llx granted of 0x%llx; --recovery=fail needs UBLK_F_USER_RECOVERY_FAIL_IO, Linux 6.13+): use -r or --recovery=reissue",
+			    (unsigned long long)(s->info.flags & cfg->recovery_flags),
+			    (unsigned long long)cfg->recovery_flags);
+		return -EOPNOTSUPP;
+	}
+	ublk_server_take_geometry(s);
 	return 0;
 }
 
-static int ublk_server_set_params(struct vublk_server *s)
+
+/* The parameters the target's shape gives the device. */
+static void ublk_server_build_params(const struct vublk_server *s,
+				     struct ublk_params *out)
 {
 	const struct vublk_tgt *t = s->tgt;
 	struct ublk_params p = {
@@ -463,7 +487,6 @@ static int ublk_server_set_params(struct vublk_server *s)
 			.dev_sectors = t->dev_size >> 9,
 		},
 	};
-	int ret;
 
 	if (t->read_only)
 		p.basic.attrs |= UBLK_ATTR_READ_ONLY;
@@ -481,6 +504,16 @@ static int ublk_server_set_params(struct vublk_server *s)
 			.max_write_zeroes_sectors = UINT32_MAX >> 9,
 		};
 	}
+	*out = p;
+}
+
+static int ublk_server_set_params(struct vublk_server *s)
+{
+	const struct vublk_tgt *t = s->tgt;
+	struct ublk_params p;
+	int ret;
+
+	ublk_server_build_params(s, &p);
 	ret = ublk_ctrl_set_params(&s->ctrl, s->info.dev_id, &p);
 	if (ret < 0 && ret != -ETIMEDOUT)
 		vublk_error("device %u: SET_PARAMS failed: %s (size %" PRIu64 " bytes, logical block %u)",
@@ -607,9 +640,27 @@ static int ublk_server_start_queues(struct vublk_server *s)
 	return ublk_server_wait_ready(s);
 }
 
-static int ublk_server_start_dev(struct vublk_server *s)
+/* The disk serves I/O through us: wait for its node, say so. */
+static int ublk_server_announce_live(struct vublk_server *s, const char *how)
 {
 	char bdev[64];
+	int ret;
+
+	snprintf(bdev, sizeof(bdev), "/dev/ublkb%u", s->info.dev_id);
+	ret = ublk_wait_node(bdev, true);
+	if (ret < 0)
+		return ret;
+	vublk_info("%s is %s: target %s, %s, %" PRIu64 " bytes, %u queues of depth %u",
+		   bdev, how, s->tgt->ops->name, s->tgt->backing_file,
+		   s->tgt->dev_size, s->info.nr_hw_queues,
+		   s->info.queue_depth);
+	if (s->cfg->on_live)
+		s->cfg->on_live(s->cfg->report_ctx, s->info.dev_id, bdev);
+	return 0;
+}
+
+static int ublk_server_start_dev(struct vublk_server *s)
+{
 	int ret = ublk_ctrl_start_dev(&s->ctrl, s->info.dev_id, getpid());
 
 	if (ret < 0) {
@@ -619,17 +670,113 @@ static int ublk_server_start_dev(struct vublk_server *s)
 		return ret;
 	}
 	s->dev_started = true;
-	snprintf(bdev, sizeof(bdev), "/dev/ublkb%u", s->info.dev_id);
-	ret = ublk_wait_node(bdev, true);
+	return ublk_server_announce_live(s, "live");
+}
+
+/* ------------------------------------------------------------------ */
+/* Recovery: a new server for a device whose server died. */
+
+/* Find the device and take its geometry from the kernel. */
+static int ublk_server_attach_dev(struct vublk_server *s)
+{
+	unsigned id = s->cfg->dev_id;
+	int ret = ublk_ctrl_get_dev_info(&s->ctrl, id, &s->info);
+
+	if (ret == -ENODEV)
+		vublk_error("device %u no longer exists: nothing to recover (see: vublk list)",
+			    id);
+	else if (ret < 0 && ret != -ETIMEDOUT)
+		vublk_error("device %u: GET_DEV_INFO failed: %s", id,
+			    strerror(-ret));
 	if (ret < 0)
 		return ret;
-	vublk_info("%s is live: target %s, %s, %" PRIu64 " bytes, %u queues of depth %u",
-		   bdev, s->tgt->ops->name, s->tgt->backing_file,
-		   s->tgt->dev_size, s->info.nr_hw_queues,
-		   s->info.queue_depth);
-	if (s->cfg->on_live)
-		s->cfg->on_live(s->cfg->report_ctx, s->info.dev_id, bdev);
+	/* ublk_ctrl_start_recovery() refuses such a device (-EINVAL). */
+	if (!(s->info.flags & UBLK_F_USER_RECOVERY)) {
+		vublk_error("device %u was not added with -r (--recovery): it cannot take a new server; delete it with: vublk del -n %u",
+			    id, id);
+		return -EINVAL;
+	}
+	ublk_server_take_geometry(s);
 	return 0;
+}
+
+/*
+ * The device keeps the parameters its first server set (SET_PARAMS is
+ * refused once the disk was started): the target, opened again on the
+ * same file with the same options, must give the same shape, or the
+ * kernel would send requests sized for another device.
+ */
+static int ublk_server_check_params(struct vublk_server *s)
+{
+	const struct ublk_param_basic *want;
+	struct ublk_params have, p;
+	int ret = ublk_ctrl_get_params(&s->ctrl, s->info.dev_id, &have);
+
+	if (ret < 0) {
+		if (ret != -ETIMEDOUT)
+			vublk_error("device %u: GET_PARAMS failed: %s",
+				    s->info.dev_id, strerror(-ret));
+		return ret;
+	}
+	ublk_server_build_params(s, &p);
+	want = &p.basic;
+	if (have.basic.dev_sectors == want->dev_sectors &&
+	    have.basic.logical_bs_shift == want->logical_bs_shift &&
+	    have.basic.physical_bs_shift == want->physical_bs_shift &&
+	    have.basic.attrs == want->attrs)
+		return 0;
+	vublk_error("device %u: %s now gives %llu sectors of %u bytes%s, but the device has %llu sectors of %u bytes%s: the backing file or the options changed; restore them and run vublk recover again, or delete the device (vublk del -n %u)",
+		    s->info.dev_id, s->tgt->backing_file,
+		    (unsigned long long)want->dev_sectors,
+		    1U << want->logical_bs_shift,
+		    want->attrs & UBLK_ATTR_READ_ONLY ? " read-only" : "",
+		    (unsigned long long)have.basic.dev_sectors,
+		    1U << have.basic.logical_bs_shift,
+		    have.basic.attrs & UBLK_ATTR_READ_ONLY ? " read-only" : "",
+		    s->info.dev_id);
+	return -EINVAL;
+}
+
+static int ublk_server_start_recovery(struct vublk_server *s)
+{
+	unsigned id = s->info.dev_id;
+	int ret = ublk_ctrl_start_user_recovery(&s->ctrl, id);
+
+	if (ret == -EBUSY)
+		vublk_error("device %u: START_USER_RECOVERY still busy after %d s: the old server still holds /dev/ublkc%u, or the kernel has not quiesced the device (see: vublk list -n %u; try again)",
+			    id, UBLK_RECOVERY_BUSY_WAIT_S, id, id);
+	else if (ret == -EINVAL)
+		vublk_error("device %u: START_USER_RECOVERY refused (EINVAL): the device never had all its queues running, or an earlier recovery stopped half-way; delete it with: vublk del -n %u",
+			    id, id);
+	else if (ret < 0 && ret != -ETIMEDOUT)
+		vublk_error("device %u: START_USER_RECOVERY failed: %s", id,
+			    strerror(-ret));
+	if (ret < 0)
+		return ret;
+	/*
+	 * From here the driver expects this server: should we fail before
+	 * END_USER_RECOVERY, leaving the device half-recovered would let a
+	 * later START_USER_RECOVERY reset queues we never set up
+	 * (ublk_queue_reinit() drops each queue's old daemon), so the
+	 * teardown stops and deletes it, as for a device we added.
+	 */
+	s->dev_added = true;
+	s->dev_started = true;
+	return 0;
+}
+
+static int ublk_server_end_recovery(struct vublk_server *s)
+{
+	int ret = ublk_ctrl_end_user_recovery(&s->ctrl, s->info.dev_id,
+					      getpid());
+
+	if (ret < 0) {
+		if (ret != -ETIMEDOUT)
+			vublk_error("device %u: END_USER_RECOVERY failed: %s",
+				    s->info.dev_id, strerror(-ret));
+		return ret;
+	}
+	return ublk_server_announce_live(s, "recovered");
 }
 
 /* ------------------------------------------------------------------ */
@@ -787,6 +934,41 @@ static void ublk_server_set_limits(struct vublk_server *s)
 	};
 }
 
+/*
+ * Recovery (ublksrv's `ublk recover`, kublk's -r): everything that can be
+ * refused (device, flags, target, shape) is checked before
+ * START_USER_RECOVERY, so that a refusal leaves the device quiesced for
+ * another try.  Then the same queue setup as for a new device, and
+ * END_USER_RECOVERY instead of START_DEV: the driver requeues the I/O that
+ * waited (and, with REISSUE, the I/O the dead server had taken) to us.
+ */
+static int ublk_server_setup_recovery(struct vublk_server *s)
+{
+	struct vublk_tgt *t = s->tgt;
+	int ret;
+
+	ret = ublk_ctrl_open(&s->ctrl);
+	if (!ret)
+		ret = ublk_server_attach_dev(s);
+	if (ret)
+		return ret;
+	ret = t->ops->init(t);
+	if (ret)
+		return ret;
+	s->tgt_ready = true;
+	ublk_server_set_limits(s);
+	ret = ublk_server_check_params(s);
+	if (!ret)
+		ret = ublk_server_start_recovery(s);
+	if (!ret)
+		ret = ublk_server_open_cdev(s);
+	if (!ret)
+		ret = ublk_server_start_queues(s);
+	if (!ret)
+		ret = ublk_server_end_recovery(s);
+	return ret;
+}
+
 static int ublk_server_setup(struct vublk_server *s)
 {
 	struct vublk_tgt *t = s->tgt;
@@ -795,6 +977,8 @@ static int ublk_server_setup(struct vublk_server *s)
 	ret = ublk_server_init_fds(s);
 	if (ret)
 		return ret;
+	if (s->cfg->recover)
+		return ublk_server_setup_recovery(s);
 	t->nr_queues = s->cfg->nr_queues;
 	t->queue_depth = s->cfg->queue_depth;
 	t->max_io_bytes = s->cfg->max_io_bytes;

@@ -60,6 +60,20 @@ int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id);
 int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id);
 int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,
 			   struct ublksrv_ctrl_dev_info *info);
+int ublk_ctrl_get_params(struct ublk_ctrl *c, unsigned dev_id,
+			 struct ublk_params *p);
+/*
+ * User recovery of a device added with UBLK_F_USER_RECOVERY whose server
+ * died.  START resets the driver's queues for a new server; it is retried
+ * (bounded) while the kernel answers -EBUSY: the dead server's
+ * /dev/ublkcN is still held or the device is not quiesced yet.  END waits
+ * until the new server fetched every tag, records its pid and restarts
+ * the disk's queue.
+ */
+#define UBLK_RECOVERY_BUSY_WAIT_S 30
+int ublk_ctrl_start_user_recovery(struct ublk_ctrl *c, unsigned dev_id);
+int ublk_ctrl_end_user_recovery(struct ublk_ctrl *c, unsigned dev_id,
+				int pid);
 /* STOP_DEV then DEL_DEV, for a device whose server is gone. */
 int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id);
 /* "live", "dead", "quiesced", "fail-io" or "unknown". */
@@ -97,6 +111,16 @@ extern const struct vublk_tgt_ops *const vublk_targets[];
 struct vublk_server_cfg {
 	struct vublk_tgt *tgt;		/* parsed, not yet initialised */
 	unsigned dev_id;		/* or VUBLK_DEV_ID_ANY */
+	/* ADD_DEV flags: 0 or UBLK_F_USER_RECOVERY [| _REISSUE | _FAIL_IO];
+	 * a flag the kernel does not grant is an error. */
+	uint64_t recovery_flags;
+	/*
+	 * Recover: serve the existing device dev_id, whose server died,
+	 * instead of adding one (START/END_USER_RECOVERY).  nr_queues,
+	 * queue_depth and max_io_bytes then come from the kernel, and the
+	 * target must give the device's shape again.
+	 */
+	bool recover;
 	unsigned nr_queues;
 	unsigned queue_depth;
 	uint32_t max_io_bytes;
@@ -117,7 +141,9 @@ struct vublk_server_cfg {
  * Set up the target and the ublk device, serve I/O until SIGTERM/SIGINT
  * (or a queue failure), then stop and delete the device.  Returns 0 after
  * a clean stop, or -errno after printing one error line; in every case
- * nothing is left in the kernel.  Blocks SIGTERM, SIGINT and SIGHUP in the
+ * nothing is left in the kernel, except that a recovery refused before
+ * START_USER_RECOVERY leaves the device as it found it (quiesced, for
+ * another try).  Blocks SIGTERM, SIGINT and SIGHUP in the
  * calling thread (and so in the queue threads).
  */
 int vublk_server_run(const struct vublk_server_cfg *cfg);

@@ -29,4 +29,15 @@
 #define UBLK_S_DEV_FAIL_IO 3
 #endif
 
+#ifndef UBLK_F_USER_RECOVERY_FAIL_IO
+/*
+ * include/uapi/linux/ublk_cmd.h (6.13+): with UBLK_F_USER_RECOVERY, fail
+ * I/O while no server runs instead of queueing it.  6.12 does not know it:
+ * ublk_ctrl_add_dev() clears unknown flags ("flags &= UBLK_F_ALL") in the
+ * info it copies back, which is how we find out (no GET_FEATURES in the
+ * bookworm header, and 6.12 has no FAIL_IO to report anyway).
+ */
+#define UBLK_F_USER_RECOVERY_FAIL_IO (1ULL << 9)
+#endif
+
 #endif /* VUBLK_UBLK_COMPAT_H */

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ublk.h"
@@ -22,6 +23,11 @@
  * partition table through our own queues; the others are quick. */
 #define UBLK_CTRL_TIMEOUT_START_S 30
 #define UBLK_CTRL_TIMEOUT_S 10
+/* START_USER_RECOVERY answers -EBUSY until the dead server is fully gone
+ * (its io_uring contexts are freed asynchronously, io_uring/io_uring.c:
+ * io_ring_exit_work()) and the driver has quiesced the device; we ask
+ * again every 100 ms for UBLK_RECOVERY_BUSY_WAIT_S (ublk.h). */
+#define UBLK_RECOVERY_BUSY_PAUSE_MS 100
 
 const char *ublk_control_path(void)
 {
@@ -75,6 +81,9 @@ static const char *ublk_ctrl_cmd_name(unsigned op)
 	case UBLK_CMD_STOP_DEV: return "STOP_DEV";
 	case UBLK_CMD_SET_PARAMS: return "SET_PARAMS";
 	case UBLK_CMD_GET_DEV_INFO: return "GET_DEV_INFO";
+	case UBLK_CMD_GET_PARAMS: return "GET_PARAMS";
+	case UBLK_CMD_START_USER_RECOVERY: return "START_USER_RECOVERY";
+	case UBLK_CMD_END_USER_RECOVERY: return "END_USER_RECOVERY";
 	default: return "?";
 	}
 }
@@ -83,7 +92,11 @@ static const char *ublk_ctrl_cmd_name(unsigned op)
 static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
 			 void *buf, unsigned len, uint64_t data0)
 {
-	unsigned timeout_s = op == UBLK_CMD_START_DEV ?
+	/* END_USER_RECOVERY, like START_DEV, sleeps in the driver until
+	 * every queue fetched its tags (ublk_ctrl_end_recovery()). */
+	bool waits_for_queues = op == UBLK_CMD_START_DEV ||
+				op == UBLK_CMD_END_USER_RECOVERY;
+	unsigned timeout_s = waits_for_queues ?
 		UBLK_CTRL_TIMEOUT_START_S : UBLK_CTRL_TIMEOUT_S;
 	struct __kernel_timespec ts = { .tv_sec = timeout_s };
 	struct ublksrv_ctrl_cmd cmd = {
@@ -159,6 +172,42 @@ int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,
 	memset(info, 0, sizeof(*info));
 	return ublk_ctrl_cmd(c, UBLK_CMD_GET_DEV_INFO, dev_id, info,
 			     sizeof(*info), 0);
+}
+
+int ublk_ctrl_get_params(struct ublk_ctrl *c, unsigned dev_id,
+			 struct ublk_params *p)
+{
+	/* ublk_ctrl_get_params() copies at most the header's len. */
+	memset(p, 0, sizeof(*p));
+	p->len = sizeof(*p);
+	return ublk_ctrl_cmd(c, UBLK_CMD_GET_PARAMS, dev_id, p, sizeof(*p), 0);
+}
+
+int ublk_ctrl_start_user_recovery(struct ublk_ctrl *c, unsigned dev_id)
+{
+	struct timespec pause = {
+		.tv_nsec = UBLK_RECOVERY_BUSY_PAUSE_MS * 1000 * 1000,
+	};
+	unsigned waited;
+	int ret;
+
+	/* As ublksrv does: the driver's -EBUSY means "not yet" (the dead
+	 * server's char device still open, or the device not yet quiesced:
+	 * ublk_drv.c: ublk_ctrl_start_recovery()), so ask again, bounded. */
+	for (waited = 0;; waited += UBLK_RECOVERY_BUSY_PAUSE_MS) {
+		ret = ublk_ctrl_cmd(c, UBLK_CMD_START_USER_RECOVERY, dev_id,
+				    NULL, 0, 0);
+		if (ret != -EBUSY || waited >= UBLK_RECOVERY_BUSY_WAIT_S * 1000)
+			return ret;
+		nanosleep(&pause, NULL);
+	}
+}
+
+int ublk_ctrl_end_user_recovery(struct ublk_ctrl *c, unsigned dev_id,
+				int pid)
+{
+	return ublk_ctrl_cmd(c, UBLK_CMD_END_USER_RECOVERY, dev_id, NULL, 0,
+			     (uint64_t)pid);
 }
 
 int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id)
