@@ -8,6 +8,8 @@
 
 const struct vublk_tgt_ops *const vublk_targets[] = {
 	&vublk_tgt_loop,
+	&vublk_tgt_verity,
+	&vublk_tgt_pmem,
 	NULL,
 };
 

@@ -97,9 +97,7 @@ void vublk_log_set_timestamps(bool on);
 /* Each target file defines one of these. */
 extern const struct vublk_tgt_ops vublk_tgt_loop;
 extern const struct vublk_tgt_ops vublk_tgt_verity;
-#ifdef VUBLK_HAVE_PMEM
-extern const struct vublk_tgt_ops vublk_tgt_pmem;	/* -Dpmem builds */
-#endif
+extern const struct vublk_tgt_ops vublk_tgt_pmem;
 
 const struct vublk_tgt_ops *vublk_find_target(const char *name);
 /* NULL-terminated table of all targets. */

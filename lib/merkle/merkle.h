@@ -247,9 +247,16 @@ void merkle_tree_stats(const struct merkle_tree *t, struct merkle_stats *out);
  * mismatch: returns MERKLE_E_CORRUPT and sets *bad_block to the data block
  * index whose verification failed.  Data blocks at or past the end of the
  * data (data_size rounded up to blocks) must be all zeroes, as the kernel
- * requires past i_size.  On -EAGAIN (or another read_tree error) nothing is
- * marked verified on the failed path and no block counts as verified; hash
- * blocks already checked for earlier blocks of the call keep their marks.
+ * requires past i_size.  On any error *bad_block is the first data block
+ * not verified; the blocks before it passed.  So after -EAGAIN (or another
+ * read_tree error) an asynchronous caller fetches the missing hash block
+ * and resumes at *bad_block, and no data block is hashed twice; the stats
+ * count the passed blocks then (a call failing otherwise counts none).
+ * Nothing is marked verified on the failed path; hash blocks checked for
+ * earlier blocks keep their marks.  The data is hashed in batches: the
+ * tree walks of a run of up to 64 blocks first, then one
+ * merkle_hasher_hash_blocks() call over the run's data, so that a
+ * multi-buffer SHA-256 can replace that loop without touching callers.
  *
  * ra_blocks is the readahead hint: when a level-0 hash block misses the
  * cache, up to ra_blocks following level-0 blocks are read in the same

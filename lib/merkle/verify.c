@@ -92,38 +92,32 @@ static void merkle_put_path(struct merkle_tree *t,
 }
 
 /*
- * fs/verity/verify.c: verify_data_block(): a block past the end of the data
- * (a device larger than the file) cannot be hashed by the tree, so it must
- * be all zeroes, as the kernel requires past i_size.
+ * Data blocks per merkle_hasher_hash_blocks() call.  The verifier first
+ * walks the tree for each block of a run (the expected hashes), then
+ * hashes the run's data in one batch, so that a multi-buffer SHA-256 can
+ * replace the loop in hash_algs.c without touching this file or its
+ * callers.  The expected digests of a run live on the stack (4 KiB).
  */
-static int merkle_verify_past_eof(const uint8_t *data, size_t block_size)
-{
-	for (size_t i = 0; i < block_size; i++)
-		if (data[i])
-			return MERKLE_E_CORRUPT;
-	return 0;
-}
+#define MERKLE_VERIFY_BATCH 64
 
 /*
- * fs/verity/verify.c: verify_data_block().  Ascend from level 0, pinning
- * the hash blocks on the way, until a block already marked verified gives
- * a trusted hash (or the top is passed: the root hash is trusted).  Then
- * descend, checking each pinned block against the trusted hash of it and
- * marking it verified, and finally check the data block.
+ * fs/verity/verify.c: verify_data_block() up to the data hash.  Ascend
+ * from level 0, pinning the hash blocks on the way, until a block already
+ * marked verified gives a trusted hash (or the top is passed: the root
+ * hash is trusted).  Then descend, checking each pinned block against the
+ * trusted hash of it and marking it verified.  Leaves the expected hash
+ * of the data block in want.
  */
-static int merkle_verify_data_block(struct merkle_tree *t,
-				    struct merkle_hasher *h, uint64_t data_block,
-				    const uint8_t *data, unsigned ra_blocks)
+static int merkle_expected_hash(struct merkle_tree *t, struct merkle_hasher *h,
+				uint64_t data_block, unsigned ra_blocks,
+				uint8_t *want)
 {
 	const struct merkle_geometry *g = &t->geo;
 	struct merkle_cache_entry *path[MERKLE_MAX_LEVELS], *e;
 	size_t hoffset[MERKLE_MAX_LEVELS];
-	uint8_t want[MERKLE_MAX_DIGEST_SIZE], real[MERKLE_MAX_DIGEST_SIZE];
+	uint8_t real[MERKLE_MAX_DIGEST_SIZE];
 	uint64_t hidx = data_block;
 	int level, err;
-
-	if (data_block >= g->data_blocks)
-		return merkle_verify_past_eof(data, g->block_size);
 
 	for (level = 0; level < (int)g->num_levels; level++) {
 		uint64_t hblock = g->level_start[level] + (hidx >> g->log_arity);
@@ -162,20 +156,135 @@ descend:
 		       g->digest_size);
 		merkle_cache_put(t->cache, e);
 	}
+	return 0;
+}
 
-	err = merkle_hasher_hash_blocks(h, data, 1, real);
-	if (!err && memcmp(want, real, g->digest_size) != 0)
-		err = MERKLE_E_CORRUPT;
-	return err;
+/*
+ * The level-0 hash block of the previous data block of a run, pinned,
+ * while it is marked verified: the next data blocks mostly map to it too
+ * (hashes_per_block of them in a row), and a pinned block keeps its mark,
+ * so their expected hashes are read from it without walking the tree.
+ * The kernel's verify_data_block() re-checks the mark per block instead;
+ * this saves a cache lookup per data block.
+ */
+struct merkle_level0_hint {
+	struct merkle_cache_entry *e;
+	uint64_t block;
+};
+
+static int merkle_expected_hash_hinted(struct merkle_tree *t,
+				       struct merkle_hasher *h,
+				       struct merkle_level0_hint *hint,
+				       uint64_t data_block, unsigned ra_blocks,
+				       uint8_t *want)
+{
+	const struct merkle_geometry *g = &t->geo;
+	uint64_t hblock = g->level_start[0] + (data_block >> g->log_arity);
+	size_t hoffset = (size_t)(data_block & (g->hashes_per_block - 1)) *
+			 g->digest_size;
+	int err;
+
+	if (g->num_levels && hint->e && hint->block == hblock) {
+		memcpy(want, merkle_cache_entry_data(hint->e) + hoffset,
+		       g->digest_size);
+		return 0;
+	}
+	err = merkle_expected_hash(t, h, data_block, ra_blocks, want);
+	if (err || !g->num_levels)
+		return err;
+	if (hint->e)
+		merkle_cache_put(t->cache, hint->e);
+	/* Just verified (or found verified): pin it for the next blocks. */
+	hint->e = merkle_cache_get(t->cache, t->id, hblock);
+	hint->block = hblock;
+	if (hint->e && !merkle_cache_entry_verified(hint->e)) {
+		merkle_cache_put(t->cache, hint->e);	/* evicted meanwhile */
+		hint->e = NULL;
+	}
+	return 0;
+}
+
+/*
+ * Verify n (at most MERKLE_VERIFY_BATCH) data blocks from data block
+ * first, all inside the data: the expected hash of each from the tree,
+ * then one batch hash of the data.  Returns 0, or the first error with
+ * *done = the blocks before the failing one, all verified.  The failing
+ * block is the first data mismatch, or else the first block whose tree
+ * walk failed (-EAGAIN, a corrupt hash block...).
+ */
+static int merkle_verify_run(struct merkle_tree *t, struct merkle_hasher *h,
+			     uint64_t first, const uint8_t *data, size_t n,
+			     unsigned ra_blocks, size_t *done)
+{
+	const unsigned ds = t->geo.digest_size;
+	uint8_t want[MERKLE_VERIFY_BATCH * MERKLE_MAX_DIGEST_SIZE];
+	uint8_t real[MERKLE_VERIFY_BATCH * MERKLE_MAX_DIGEST_SIZE];
+	struct merkle_level0_hint hint = { NULL, 0 };
+	size_t have, i;
+	int walk_err = 0, err;
+
+	*done = 0;
+	for (have = 0; have < n; have++) {
+		walk_err = merkle_expected_hash_hinted(t, h, &hint, first + have,
+						       ra_blocks,
+						       want + have * ds);
+		if (walk_err)
+			break;
+	}
+	if (hint.e)
+		merkle_cache_put(t->cache, hint.e);
+	err = merkle_hasher_hash_blocks(h, data, have, real);
+	if (err)
+		return err;
+	for (i = 0; i < have; i++) {
+		if (memcmp(want + i * ds, real + i * ds, ds) != 0) {
+			*done = i;
+			return MERKLE_E_CORRUPT;
+		}
+	}
+	*done = have;
+	return walk_err;
+}
+
+/*
+ * fs/verity/verify.c: verify_data_block(): a block past the end of the data
+ * (a device larger than the file) cannot be hashed by the tree, so it must
+ * be all zeroes, as the kernel requires past i_size.
+ */
+static int merkle_verify_past_eof(const uint8_t *data, size_t block_size)
+{
+	for (size_t i = 0; i < block_size; i++)
+		if (data[i])
+			return MERKLE_E_CORRUPT;
+	return 0;
+}
+
+/* Up to MERKLE_VERIFY_BATCH blocks from index i of the call; see above. */
+static int merkle_verify_some(struct merkle_tree *t, struct merkle_hasher *h,
+			      uint64_t block, const uint8_t *data, size_t left,
+			      unsigned ra_blocks, size_t *done)
+{
+	const struct merkle_geometry *g = &t->geo;
+	size_t n = left < MERKLE_VERIFY_BATCH ? left : MERKLE_VERIFY_BATCH;
+	int err;
+
+	if (block >= g->data_blocks) {
+		err = merkle_verify_past_eof(data, g->block_size);
+		*done = err ? 0 : 1;
+		return err;
+	}
+	if (n > g->data_blocks - block)
+		n = (size_t)(g->data_blocks - block);
+	return merkle_verify_run(t, h, block, data, n, ra_blocks, done);
 }
 
 int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 			 const void *data, size_t nblocks, unsigned ra_blocks,
 			 uint64_t *bad_block)
 {
-	const uint8_t *block = data;
+	const uint8_t *blocks = data;
 	struct merkle_hasher *h;
-	size_t i;
+	size_t i, done = 0;
 	int err = 0;
 
 	if (first_block + nblocks < first_block)
@@ -183,18 +292,20 @@ int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 	h = merkle_tree_get_hasher(t);
 	if (!h)
 		return MERKLE_E_NOMEM;
-	for (i = 0; i < nblocks && !err; i++) {
-		err = merkle_verify_data_block(t, h, first_block + i, block,
-					       ra_blocks);
-		block += t->geo.block_size;
-	}
+	for (i = 0; i < nblocks && !err; i += done)
+		err = merkle_verify_some(t, h, first_block + i,
+					 blocks + i * t->geo.block_size,
+					 nblocks - i, ra_blocks, &done);
 	merkle_tree_put_hasher(t, h);
 
-	if (err == MERKLE_E_CORRUPT) {
-		*bad_block = first_block + i - 1;
+	if (err)
+		*bad_block = first_block + i;
+	/* A failed call verified nothing that counts (its caller fails the
+	 * request), but after -EAGAIN the caller resumes at *bad_block and
+	 * the blocks before it stay verified. */
+	if (err == MERKLE_E_CORRUPT)
 		merkle_stat_add(&t->stats.failures, 1);
-	} else if (!err) {
-		merkle_stat_add(&t->stats.blocks_verified, nblocks);
-	}
+	else if (!err || err == -EAGAIN)
+		merkle_stat_add(&t->stats.blocks_verified, i);
 	return err;
 }

@@ -1,0 +1,26 @@
+#!/bin/bash
+# The whole life of a verity image: vublk add -t loop -> mkfs.f2fs -> mount
+# -> a tree of files (one of 200 MiB) -> umount -> vublk del ->
+# vublk-verity format -> vublk add -t verity --digest=... -> mount -o ro ->
+# every checksum matches, every block verified, nothing failed.
+# Leaves the sealed image for the other scripts of the group (lib.sh).
+. "$(dirname "$0")/lib.sh"
+
+make_image
+verity_add
+[ "$(blockdev --getro "$DEV")" = 1 ] || fail "$DEV is not read-only"
+size=$("$VV" dump "$IMG" | sed -n 's/^  data size: *\([0-9]*\)$/\1/p' | head -n 1)
+[ "$(blockdev --getsize64 "$DEV")" = "$size" ] ||
+	fail "$DEV has $(blockdev --getsize64 "$DEV") bytes, the image's data $size"
+mount_ro
+check_sums "through the verity device"
+[ -L "$MNT/link" ] && [ -f "$MNT/empty" ] || fail "the symlink or the empty file is missing"
+umount "$MNT" || fail "umount failed"
+line=$(del_and_counters "$ID") || exit 1
+say "counters: $line"
+[ "$(counter failures "$line")" = 0 ] || fail "verification failures on an intact image"
+[ "$(counter io_errors "$line")" = 0 ] || fail "I/O errors on an intact image"
+verified=$(counter blocks_verified "$line")
+[ "${verified:-0}" -ge $((200 * 256)) ] ||
+	fail "only ${verified:-0} blocks verified for more than 200 MiB read"
+say "PASS: sealed f2fs image mounted read-only through vublk verity, all files intact"

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_verity_target.c - the verity target's ops against an in-process
+ * queue (daemon/inproc_queue) on small sealed images.  Every read is
+ * compared with the data the image was made from; tampering is done on
+ * copies of the image at offsets found through lib/f2fslayout.
+ *
+ * Images:
+ *  A: 1 KiB Merkle blocks, 2 MiB + 512 bytes: 3 tree levels, a logical
+ *     block of 512 (so unaligned requests take the bounce path) and a
+ *     partial last block.
+ *  B: 4 KiB blocks, 8 MiB + 12 KiB: 2 levels, 4 KiB-aligned requests.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verity_test.h"
+
+static char dir[] = "/tmp/vublk-test-verity-XXXXXX";
+static struct vt_image img_a, img_b;
+
+static const char *const ra_modes[] = { "off", "completion", "submission" };
+
+static bool vt_read_ok(struct vt_dev *d, const struct vt_image *img,
+		       uint64_t off, uint32_t len, unsigned flags)
+{
+	int res = vt_dev_read(d, off, len, flags);
+
+	return res == (int)len && !memcmp(vt_dev_buf(d, 0), img->data + off,
+					  len);
+}
+
+/* Requests of every alignment the device allows, each checked. */
+static void test_read_all(const struct vt_image *img, const char *mode)
+{
+	const char *opts[] = { NULL, NULL };
+	char ra[32];
+	struct vt_dev d;
+	uint64_t off, bad = 0, n = 0;
+	uint32_t len;
+
+	snprintf(ra, sizeof(ra), "readahead=%s", mode);
+	opts[0] = ra;
+	CHECK(vt_dev_open(&d, img->path, opts) == 0, "open %s", img->path);
+	if (!d.ready)
+		return;
+	/* Whole device in 128 KiB steps, then odd sizes and offsets. */
+	for (off = 0; off < img->data_size; off += len, n++) {
+		len = img->data_size - off < 131072 ? img->data_size - off :
+						      131072;
+		bad += !vt_read_ok(&d, img, off, len, VUBLK_REQ_READAHEAD);
+	}
+	for (off = 0; off + 12288 <= img->data_size; off += 777 * 512, n++) {
+		len = (uint32_t)(512 + (off % 23) * 512);
+		if (img->log_bs == 12)
+			off &= ~4095ull, len = (len + 4095) & ~4095u;
+		bad += !vt_read_ok(&d, img, off, len, 0);
+	}
+	len = img->log_bs == 12 ? 4096 : 512;
+	bad += !vt_read_ok(&d, img, img->data_size - len, len, 0);
+	CHECK(bad == 0, "%s, readahead %s: %llu of %llu reads wrong",
+	      img->path, mode, (unsigned long long)bad,
+	      (unsigned long long)n + 1);
+	CHECK(vt_dev_counter(&d, "failures") == 0, "failures counted");
+	vt_dev_close(&d);
+}
+
+/* Several tags in flight at once, random offsets. */
+static void test_parallel(const struct vt_image *img)
+{
+	struct vt_dev d;
+	struct vublk_req req[VT_DEPTH];
+	unsigned bs = 1U << (img->log_bs < 12 ? 9 : 12), bad = 0;
+
+	CHECK(vt_dev_open(&d, img->path, NULL) == 0, "open");
+	if (!d.ready)
+		return;
+	srand(7);
+	for (int round = 0; round < 8; round++) {
+		for (unsigned t = 0; t < VT_DEPTH; t++) {
+			uint32_t len = bs * (1 + rand() % 64);
+			uint64_t off = (uint64_t)(rand() %
+				(int)((img->data_size - len) / bs)) * bs;
+
+			req[t] = (struct vublk_req){ .op = VUBLK_OP_READ,
+				.offset = off, .len = len,
+				.buf = vt_dev_buf(&d, t) };
+			inproc_queue_start(&d.iq, t, &req[t]);
+		}
+		CHECK(inproc_queue_wait_all(&d.iq) == 0, "wait");
+		for (unsigned t = 0; t < VT_DEPTH; t++)
+			bad += d.iq.res[t] != (int)req[t].len ||
+			       memcmp(req[t].buf, img->data + req[t].offset,
+				      req[t].len);
+	}
+	CHECK(bad == 0, "%u parallel reads wrong", bad);
+	CHECK(d.iq.completions[0] == 8, "tag 0 completed %u times, not 8",
+	      d.iq.completions[0]);
+	vt_dev_close(&d);
+}
+
+/*
+ * A sequential readahead pass with every tag in flight, as the kernel's
+ * readahead issues it: requests that need a hash block another one is
+ * already reading wait for that read (like a locked page) instead of
+ * reading it again, so no hash block is read twice with a large cache.
+ */
+static void test_parallel_seq(const struct vt_image *img, const char *mode)
+{
+	char ra[32];
+	const char *opts[] = { ra, NULL };
+	uint64_t tree_blocks = img->meta.geometry.tree_size >> img->log_bs;
+	uint64_t off = 0, read;
+	struct vublk_req req[VT_DEPTH];
+	struct vt_dev d;
+	unsigned bad = 0, tag;
+	int res;
+
+	snprintf(ra, sizeof(ra), "readahead=%s", mode);
+	CHECK(vt_dev_open(&d, img->path, opts) == 0, "open");
+	if (!d.ready)
+		return;
+	for (tag = 0; tag < VT_DEPTH; tag++)
+		req[tag].len = 0;
+	for (;;) {
+		for (tag = 0; tag < VT_DEPTH && off < img->data_size; tag++) {
+			if (d.iq.in_flight == VT_DEPTH)
+				break;
+			req[tag] = (struct vublk_req){ .op = VUBLK_OP_READ,
+				.flags = VUBLK_REQ_READAHEAD, .offset = off,
+				.len = img->data_size - off < 65536 ?
+				       img->data_size - off : 65536,
+				.buf = vt_dev_buf(&d, tag) };
+			off += req[tag].len;
+			inproc_queue_start(&d.iq, tag, &req[tag]);
+		}
+		if (!d.iq.in_flight)
+			break;
+		if (inproc_queue_wait_all(&d.iq)) {
+			CHECK(0, "parallel sequential, %s: requests hang", mode);
+			return;	/* leaked: the queue is stuck */
+		}
+		while (inproc_queue_pop(&d.iq, &tag, &res))
+			bad += res != (int)req[tag].len ||
+			       memcmp(req[tag].buf, img->data + req[tag].offset,
+				      req[tag].len);
+	}
+	read = vt_dev_counter(&d, "tree_blocks_read");
+	CHECK(bad == 0, "parallel sequential, %s: %u reads wrong", mode, bad);
+	CHECK(read <= tree_blocks, "parallel sequential, %s: %llu hash blocks read, the tree has %llu",
+	      mode, (unsigned long long)read, (unsigned long long)tree_blocks);
+	vt_dev_close(&d);
+}
+
+/*
+ * Damage one byte at image offset pos of a copy; the data blocks in
+ * [bad_lo, bad_hi) must now fail with -EIO and all others read right.
+ * Checked with one read per 16 KiB and one read per bad range edge.
+ */
+static void test_tamper(const struct vt_image *img, const char *what,
+			uint64_t pos, uint64_t bad_lo, uint64_t bad_hi)
+{
+	struct vt_image copy;
+	struct vt_dev d;
+	unsigned bs = 1U << img->log_bs, wrong = 0;
+	uint64_t nblocks = (img->data_size + bs - 1) / bs;
+
+	CHECK(vt_image_copy(img, &copy, dir, "tampered") == 0, "copy");
+	CHECK(vt_image_flip(&copy, pos) == 0, "flip");
+	copy.data = img->data;
+	CHECK(vt_dev_open(&d, copy.path, NULL) == 0, "open tampered");
+	for (uint64_t b = 0; d.ready && b < nblocks; b += 16384 / bs) {
+		uint64_t off = b * bs;
+		uint32_t len = img->data_size - off < bs ? img->data_size - off : bs;
+		bool in_bad = b >= bad_lo && b < bad_hi;
+		int res = vt_dev_read(&d, off, len, 0);
+
+		wrong += in_bad ? res != -EIO : !vt_read_ok(&d, img, off, len, 0);
+	}
+	if (d.ready) {
+		/* The edges of the bad range, and a request straddling it. */
+		wrong += vt_dev_read(&d, bad_lo * bs, bs, 0) != -EIO;
+		wrong += vt_dev_read(&d, (bad_hi - 1) * bs, bs, 0) != -EIO;
+		if (bad_lo > 0)
+			wrong += vt_dev_read(&d, (bad_lo - 1) * bs, 2 * bs,
+					     0) != -EIO;
+		if (bad_hi < nblocks && (bad_hi + 1) * bs <= img->data_size)
+			wrong += !vt_read_ok(&d, img, bad_hi * bs, bs, 0);
+		CHECK(vt_dev_counter(&d, "failures") > 0, "no failure counted");
+	}
+	CHECK(wrong == 0, "%s: %u reads wrong (bad blocks %llu..%llu)", what,
+	      wrong, (unsigned long long)bad_lo, (unsigned long long)bad_hi);
+	vt_dev_close(&d);
+	copy.data = NULL;
+	vt_image_destroy(&copy);
+}
+
+static void test_tampering(const struct vt_image *img)
+{
+	const struct merkle_geometry *g = &img->meta.geometry;
+	uint64_t per_l0 = g->hashes_per_block;
+	uint64_t per_l1 = per_l0 * g->hashes_per_block;
+	uint64_t nblocks = g->data_blocks;
+
+	/* A data byte in block 100: only block 100. */
+	test_tamper(img, "data byte", (100ull << img->log_bs) + 33, 100, 101);
+	/* A hash in level-0 block 1: the blocks it covers. */
+	test_tamper(img, "level-0 byte", vt_tree_block_pos(img,
+		    g->level_start[0] + 1) + 5, per_l0,
+		    2 * per_l0 < nblocks ? 2 * per_l0 : nblocks);
+	/* Level 1 block 1 (image A has 3 levels). */
+	if (g->num_levels >= 3)
+		test_tamper(img, "level-1 byte", vt_tree_block_pos(img,
+			    g->level_start[1] + 1) + 7, per_l1,
+			    2 * per_l1 < nblocks ? 2 * per_l1 : nblocks);
+	/* The top block: everything. */
+	test_tamper(img, "top-level byte", vt_tree_block_pos(img, 0) + 1, 0,
+		    nblocks);
+}
+
+/* Fewer tree reads with readahead on a sequential readahead pass. */
+static uint64_t seq_tree_reads(const struct vt_image *img, const char *mode)
+{
+	char ra[32];
+	const char *opts[] = { ra, NULL };
+	struct vt_dev d;
+	uint64_t reads, verified;
+	unsigned bad = 0;
+
+	snprintf(ra, sizeof(ra), "readahead=%s", mode);
+	if (vt_dev_open(&d, img->path, opts)) {
+		CHECK(0, "open");
+		return 0;
+	}
+	for (uint64_t off = 0; off < img->data_size; off += 131072) {
+		uint32_t len = img->data_size - off < 131072 ?
+			       img->data_size - off : 131072;
+
+		bad += !vt_read_ok(&d, img, off, len, VUBLK_REQ_READAHEAD);
+	}
+	reads = vt_dev_counter(&d, "tree_reads");
+	verified = vt_dev_counter(&d, "blocks_verified");
+	CHECK(bad == 0, "%s: %u reads wrong", mode, bad);
+	CHECK(verified == img->meta.geometry.data_blocks,
+	      "%s: %llu blocks verified, not %llu", mode,
+	      (unsigned long long)verified,
+	      (unsigned long long)img->meta.geometry.data_blocks);
+	CHECK(vt_dev_counter(&d, "readahead_requests") ==
+	      vt_dev_counter(&d, "requests"), "readahead requests counted");
+	if (strcmp(mode, "off"))
+		CHECK(vt_dev_counter(&d, "blocks_read_ahead") > 0,
+		      "%s: nothing read ahead", mode);
+	else
+		CHECK(vt_dev_counter(&d, "blocks_read_ahead") == 0,
+		      "off: something read ahead");
+	vt_dev_close(&d);
+	printf("# %s: sequential pass, readahead %s: %llu tree reads\n",
+	       img->path, mode, (unsigned long long)reads);
+	return reads;
+}
+
+static void test_readahead(const struct vt_image *img)
+{
+	uint64_t off = seq_tree_reads(img, "off");
+	uint64_t compl = seq_tree_reads(img, "completion");
+	uint64_t sub = seq_tree_reads(img, "submission");
+
+	CHECK(compl < off && sub < off,
+	      "tree reads: off %llu, completion %llu, submission %llu",
+	      (unsigned long long)off, (unsigned long long)compl,
+	      (unsigned long long)sub);
+	/* Off reads each needed hash block once: the tree's block count. */
+	CHECK(off == img->meta.geometry.tree_size >> img->log_bs,
+	      "off: %llu tree reads for a tree of %llu blocks",
+	      (unsigned long long)off,
+	      (unsigned long long)(img->meta.geometry.tree_size >> img->log_bs));
+}
+
+/*
+ * A cache of a few blocks: blocks get evicted and re-verified.  Requests
+ * of at most 16 KiB keep the target's minimum cache (what one request
+ * can pin) at about ten blocks, well below the tree's size.
+ */
+static void test_tiny_cache(const struct vt_image *img, const char *mode)
+{
+	char ra[32];
+	const char *opts[] = { "cache-blocks=1", ra, NULL };
+	uint64_t tree_blocks = img->meta.geometry.tree_size >> img->log_bs;
+	uint64_t span = img->data_size - 16384;
+	struct vt_dev d;
+	unsigned bad = 0;
+
+	snprintf(ra, sizeof(ra), "readahead=%s", mode);
+	CHECK(vt_dev_open_io(&d, img->path, opts, 16384) == 0, "open");
+	if (!d.ready)
+		return;
+	/* Forward, then strided from the back: the second walk needs
+	 * blocks the first one pushed out. */
+	for (uint64_t off = 0; off <= span; off += 16384)
+		bad += !vt_read_ok(&d, img, off, 16384, VUBLK_REQ_READAHEAD);
+	for (uint64_t i = 0; i <= span / 4096; i += 7)
+		bad += !vt_read_ok(&d, img, span - i * 4096, 4096 + 512, 0);
+	CHECK(bad == 0, "tiny cache, %s: %u reads wrong", mode, bad);
+	CHECK(vt_dev_counter(&d, "tree_blocks_read") > tree_blocks,
+	      "tiny cache, %s: %llu hash blocks read, tree has %llu: nothing evicted",
+	      mode, (unsigned long long)vt_dev_counter(&d, "tree_blocks_read"),
+	      (unsigned long long)tree_blocks);
+	vt_dev_close(&d);
+}
+
+static void test_digest(const struct vt_image *img)
+{
+	char good[200], wrong[200];
+	const char *ok_opts[] = { good, NULL }, *bad_opts[] = { wrong, NULL };
+	struct vt_dev d;
+
+	snprintf(good, sizeof(good), "digest=%s", img->digest);
+	snprintf(wrong, sizeof(wrong), "digest=%s", img->digest);
+	/* Another valid hex digit at the end: a different digest. */
+	wrong[strlen(wrong) - 1] = wrong[strlen(wrong) - 1] == '0' ? '1' : '0';
+	CHECK(vt_dev_open(&d, img->path, ok_opts) == 0, "right digest refused");
+	vt_dev_close(&d);
+	CHECK(vt_dev_open(&d, img->path, bad_opts) == -EPERM,
+	      "wrong digest accepted");
+	vt_dev_close(&d);
+}
+
+static void test_bad_images(const struct vt_image *img)
+{
+	struct vt_image copy, odd;
+	struct vt_dev d;
+	char cmd[600];
+
+	/* A damaged trailer (its checksum catches it). */
+	CHECK(vt_image_copy(img, &copy, dir, "bad-trailer") == 0, "copy");
+	vt_image_flip(&copy, img->meta.layout.trailer_pos + 20);
+	CHECK(vt_dev_open(&d, copy.path, NULL) == -EINVAL,
+	      "damaged trailer accepted");
+	vt_dev_close(&d);
+	/* Truncated: the trailer is gone. */
+	snprintf(cmd, sizeof(cmd), "truncate -s %llu '%s'",
+		 (unsigned long long)img->meta.layout.desc_pos, copy.path);
+	CHECK(system(cmd) == 0, "truncate");
+	CHECK(vt_dev_open(&d, copy.path, NULL) == -EINVAL,
+	      "truncated image accepted");
+	vt_dev_close(&d);
+	vt_image_destroy(&copy);
+	/* Not a multiple of 512 bytes of data. */
+	CHECK(vt_image_create(&odd, dir, "odd", 1000, 12, 5) == 0, "create odd");
+	CHECK(vt_dev_open(&d, odd.path, NULL) == -EINVAL,
+	      "1000-byte data accepted");
+	vt_dev_close(&d);
+	vt_image_destroy(&odd);
+	CHECK(vt_dev_open(&d, "/nonexistent/image", NULL) == -ENOENT,
+	      "missing image accepted");
+}
+
+/* Writes never reach the image. */
+static void test_read_only(const struct vt_image *img)
+{
+	static const unsigned ops[] = { VUBLK_OP_WRITE, VUBLK_OP_DISCARD,
+					VUBLK_OP_WRITE_ZEROES };
+	uint8_t before[32], after[32];
+	struct vt_dev d;
+
+	CHECK(vt_file_sha256(img->path, before) == 0, "hash");
+	CHECK(vt_dev_open(&d, img->path, NULL) == 0, "open");
+	if (!d.ready)
+		return;
+	CHECK(d.tgt.read_only, "device not read-only");
+	CHECK(d.tgt.dev_size == img->data_size, "size %llu",
+	      (unsigned long long)d.tgt.dev_size);
+	memset(vt_dev_buf(&d, 0), 0x5a, 8192);
+	for (unsigned i = 0; i < 3; i++) {
+		struct vublk_req req = { .op = ops[i], .offset = 0,
+					 .len = 8192, .buf = vt_dev_buf(&d, 0) };
+
+		CHECK(inproc_queue_run(&d.iq, 0, &req) == -EROFS,
+		      "op %u not refused", ops[i]);
+	}
+	vt_dev_close(&d);
+	CHECK(vt_file_sha256(img->path, after) == 0 &&
+	      !memcmp(before, after, 32), "image changed");
+}
+
+/* --on-corruption=stop: the failing read gets -EIO, then SIGTERM. */
+static void test_stop_on_corruption(const struct vt_image *img)
+{
+	const char *opts[] = { "on-corruption=stop", NULL };
+	struct timespec zero = { 0 };
+	struct vt_image copy;
+	struct vt_dev d;
+	sigset_t term, pending;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	CHECK(vt_image_copy(img, &copy, dir, "stop") == 0, "copy");
+	vt_image_flip(&copy, 5);
+	CHECK(vt_dev_open(&d, copy.path, opts) == 0, "open");
+	if (d.ready) {
+		CHECK(vt_read_ok(&d, img, 1 << img->log_bs, 1 << img->log_bs, 0),
+		      "intact block failed");	/* no signal for it */
+		sigpending(&pending);
+		CHECK(!sigismember(&pending, SIGTERM), "stopped without cause");
+		CHECK(vt_dev_read(&d, 0, 4096, 0) == -EIO, "corrupt read passed");
+		sigpending(&pending);
+		CHECK(sigismember(&pending, SIGTERM), "no SIGTERM on corruption");
+		CHECK(sigtimedwait(&term, NULL, &zero) == SIGTERM, "consume");
+		vt_dev_close(&d);
+	}
+	vt_image_destroy(&copy);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* FAIL lines before a hang */
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (vt_image_create(&img_a, dir, "a.img", 2 * 1024 * 1024 + 512, 10, 1) ||
+	    vt_image_create(&img_b, dir, "b.img", 8 * 1024 * 1024 + 12288, 12, 2)) {
+		printf("FAIL: cannot create the test images in %s\n", dir);
+		return 1;
+	}
+	CHECK(img_a.meta.geometry.num_levels == 3, "image A: %u levels",
+	      img_a.meta.geometry.num_levels);
+	for (unsigned m = 0; m < 3; m++) {
+		test_read_all(&img_a, ra_modes[m]);
+		test_read_all(&img_b, ra_modes[m]);
+		test_tiny_cache(&img_a, ra_modes[m]);
+		test_parallel_seq(&img_a, ra_modes[m]);
+		test_parallel_seq(&img_b, ra_modes[m]);
+	}
+	test_parallel(&img_a);
+	test_parallel(&img_b);
+	test_tampering(&img_a);
+	test_tampering(&img_b);
+	test_readahead(&img_b);
+	test_digest(&img_b);
+	test_bad_images(&img_b);
+	test_read_only(&img_b);
+	test_stop_on_corruption(&img_b);
+	vt_image_destroy(&img_a);
+	vt_image_destroy(&img_b);
+	rmdir(dir);
+	printf("%s\n", vt_failures ? "FAILED" : "OK");
+	return vt_failures ? 1 : 0;
+}

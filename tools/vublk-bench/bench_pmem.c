@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench_pmem.c - `vublk-bench pmem FILE`: what the pmem target's copy path
+ * costs next to the bare libpmem2 copy it is built on.
+ *
+ * Workload: 4 KiB random writes, then 4 KiB random reads, one request at a
+ * time (fio's psync at depth 1), over the first --size MiB of FILE, which
+ * the benchmark creates and removes.
+ *
+ * Target path: each request is a ublk iod checked by the core's
+ * ublk_validate_iod() (the one bounds check, at dispatch), then given to
+ * the pmem target's queue_io through daemon/inproc_queue, which copies
+ * with lib/pmem and completes synchronously.  inproc_queue adds no io_uring
+ * round trip for a synchronous target (queue_io calls vublk_complete_io()
+ * before inproc_queue_start() returns), so it stays on the path.  What is
+ * left out is the kernel's ublk round trip, which is the same for any copy
+ * path and is measured in the VM (docs/PERFORMANCE.md).
+ *
+ * Limit: the same 4 KiB copies at the same offsets with bare libpmem2 on a
+ * second mapping of the same file: memcpy() for reads, pmem2_memcpy_fn
+ * with the flags lib/pmem uses for writes (PMEM2_F_MEM_NOFLUSH on PAGE
+ * granularity, where persistence waits for a FLUSH; flushing stores on
+ * CACHE_LINE and BYTE).
+ *
+ * Between the two, to split the difference: lib/pmem alone (pmem_read /
+ * pmem_write on a third mapping from pmem_open()), i.e. the copy with its
+ * SIGBUS guard and, on PAGE, its dirty-chunk bookkeeping, without the
+ * request validation and queue_io around it.
+ *
+ * The three sides alternate in batches of 1024 requests (about a
+ * millisecond), the order rotated every round, and each side's time is
+ * summed: whatever else the machine does hits all sides alike, which
+ * rounds of seconds each did not achieve on a shared, loaded host.  Time
+ * is this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not wall-clock
+ * time: both sides are pure CPU work (copies between memory, no sleeping),
+ * and the time other processes run would otherwise be charged to whichever
+ * side they preempted.  IOPS are therefore per CPU-second of one core.
+ * All sides walk the same list of random offsets in the same order.
+ * Before timing, every page is written once through each mapping, so
+ * that no page fault is timed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libpmem2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inproc_queue.h"
+#include "pmem.h"
+#include "ublk.h"
+#include "vublk_bench.h"
+
+#define BP_IO_SIZE 4096
+#define BP_BATCH 1024			/* requests per timed batch */
+#define BP_OFFSETS (1U << 16)		/* precomputed random offsets */
+
+enum bp_opt { BP_OPT_SECONDS = 256, BP_OPT_SIZE, BP_OPT_HELP };
+
+static const struct option bp_options[] = {
+	{ "seconds", required_argument, NULL, BP_OPT_SECONDS },
+	{ "size", required_argument, NULL, BP_OPT_SIZE },
+	{ "help", no_argument, NULL, BP_OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char bp_usage[] =
+"Usage: vublk-bench pmem FILE [--seconds N] [--size N]\n"
+"4 KiB random write and read IOPS at depth 1 through the pmem target's\n"
+"copy path (request validation + queue_io + lib/pmem) and through lib/pmem\n"
+"alone, against bare libpmem2 copies of the same sizes at the same offsets;\n"
+"prints the ratios.\n"
+"FILE must not exist: it is created, written over and removed.  On a\n"
+"-o dax filesystem it maps with CACHE_LINE granularity, elsewhere PAGE.\n"
+"  --seconds N   CPU seconds for each of the four sides (default 2)\n"
+"  --size N      MiB of FILE to create and address (default 256)\n";
+
+struct bp_args {
+	const char *file;
+	uint64_t seconds;
+	uint64_t size_mb;
+};
+
+/* Per workload, the sides in this order: bare, lib, target. */
+enum bp_phase { BP_BARE_WRITE, BP_LIB_WRITE, BP_TGT_WRITE,
+		BP_BARE_READ, BP_LIB_READ, BP_TGT_READ, BP_NR_PHASES };
+#define BP_SIDES 3
+
+static const char *const bp_phase_names[BP_NR_PHASES] = {
+	"bare write", "lib/pmem write", "target write",
+	"bare read", "lib/pmem read", "target read",
+};
+
+struct bp_run {
+	const struct bp_args *a;
+	uint64_t size;
+	/* The bare side: libpmem2 directly. */
+	struct pmem2_map *map;
+	char *base;
+	pmem2_memcpy_fn memcpy_fn;
+	unsigned store_flags;
+	/* lib/pmem alone. */
+	struct pmem_dev *lib_dev;
+	/* The target side. */
+	struct vublk_tgt tgt;
+	bool tgt_ready, queue_ready;
+	struct inproc_queue iq;
+	struct vublk_io_limits limits;
+	/* Shared. */
+	size_t io_size;			/* BP_IO_SIZE, see bp_op() */
+	void *buf;			/* the request buffer, 4 KiB aligned */
+	uint64_t *offsets;		/* BP_OFFSETS random 4 KiB offsets */
+	uint64_t ops[BP_NR_PHASES];	/* timed requests */
+	double cpu[BP_NR_PHASES];	/* their CPU seconds */
+};
+
+static int bp_parse(struct bp_args *a, int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", bp_options, NULL)) != -1) {
+		switch (opt) {
+		case BP_OPT_SECONDS:
+			if (vublk_parse_u64("--seconds", optarg, 1, 3600,
+					    &a->seconds))
+				return -EINVAL;
+			break;
+		case BP_OPT_SIZE:
+			if (vublk_parse_u64("--size (MiB)", optarg, 1,
+					    1U << 20, &a->size_mb))
+				return -EINVAL;
+			break;
+		case BP_OPT_HELP:
+			fputs(bp_usage, stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind + 1 != argc) {
+		bench_error("expected: vublk-bench pmem FILE [--seconds N] [--size N] (see --help)");
+		return -EINVAL;
+	}
+	a->file = argv[optind];
+	return 0;
+}
+
+/* FILE is new: the benchmark writes over all of it. */
+static int bp_create_file(const struct bp_args *a, uint64_t size)
+{
+	int fd = open(a->file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		bench_error(errno == EEXIST ?
+			    "%s exists: the benchmark writes over its file; give a new path (it is removed afterwards)" :
+			    "cannot create %s: %s", a->file, strerror(errno));
+		return -1;
+	}
+	if (posix_fallocate(fd, 0, (off_t)size) != 0 &&
+	    ftruncate(fd, (off_t)size) != 0) {
+		bench_error("cannot size %s to %" PRIu64 " bytes: %s", a->file,
+			    size, strerror(errno));
+		close(fd);
+		unlink(a->file);
+		return -1;
+	}
+	return fd;
+}
+
+/* The bare mapping, configured as lib/pmem configures its own. */
+static int bp_map_bare(struct bp_run *r, int fd)
+{
+	struct pmem2_source *src = NULL;
+	struct pmem2_config *cfg = NULL;
+	int rc = pmem2_source_from_fd(&src, fd);
+
+	if (!rc)
+		rc = pmem2_config_new(&cfg);
+	if (!rc)
+		rc = pmem2_config_set_required_store_granularity(cfg,
+				PMEM2_GRANULARITY_PAGE);
+	if (!rc)
+		rc = pmem2_map_new(&r->map, cfg, src);
+	pmem2_config_delete(&cfg);
+	pmem2_source_delete(&src);
+	if (rc) {
+		bench_error("cannot map %s with libpmem2: %s", r->a->file,
+			    pmem2_errormsg());
+		return -EINVAL;
+	}
+	r->base = pmem2_map_get_address(r->map);
+	r->memcpy_fn = pmem2_get_memcpy_fn(r->map);
+	r->store_flags = pmem2_map_get_store_granularity(r->map) ==
+			 PMEM2_GRANULARITY_PAGE ? PMEM2_F_MEM_NOFLUSH : 0;
+	return 0;
+}
+
+static int bp_open_lib(struct bp_run *r)
+{
+	char errbuf[PMEM_ERRBUF_SIZE];
+	int ret = pmem_open(r->a->file, 0, &r->lib_dev, errbuf);
+
+	if (ret)
+		bench_error("%s", errbuf);
+	return ret;
+}
+
+static int bp_start_target(struct bp_run *r)
+{
+	struct vublk_tgt *t = &r->tgt;
+	int ret;
+
+	*t = (struct vublk_tgt){
+		.ops = &vublk_tgt_pmem,
+		.priv = calloc(1, vublk_tgt_pmem.priv_size),
+		.backing_file = r->a->file,
+		.nr_queues = 1,
+		.queue_depth = 1,
+		.max_io_bytes = BP_IO_SIZE,
+	};
+	if (!t->priv)
+		return -ENOMEM;
+	ret = t->ops->init(t);
+	if (ret)
+		return ret;
+	r->tgt_ready = true;
+	ret = inproc_queue_init(&r->iq, t, 0, 1);
+	if (ret) {
+		bench_error("cannot set up the in-process queue: %s",
+			    strerror(-ret));
+		return ret;
+	}
+	r->queue_ready = true;
+	/* As daemon/ublk.c: ublk_server_set_limits(). */
+	r->limits = (struct vublk_io_limits){
+		.dev_sectors = t->dev_size >> 9,
+		.max_io_bytes = t->max_io_bytes,
+		.logical_bs_shift = t->logical_bs_shift,
+		.read_only = t->read_only,
+		.discard = t->discard,
+	};
+	return 0;
+}
+
+/* One request the way the server handles it: validate the iod, then
+ * queue_io; returns the completion result. */
+static int bp_target_io(struct bp_run *r, unsigned ublk_op, uint64_t off)
+{
+	const struct ublksrv_io_desc iod = {
+		.op_flags = ublk_op,
+		.nr_sectors = BP_IO_SIZE >> 9,
+		.start_sector = off >> 9,
+	};
+	struct vublk_req req;
+	const char *why;
+	unsigned tag;
+	int res;
+
+	if (ublk_validate_iod(&iod, &r->limits, &req, &why) < 0) {
+		bench_error("request at %" PRIu64 " refused: %s", off, why);
+		return -EIO;
+	}
+	req.buf = r->buf;
+	inproc_queue_start(&r->iq, 0, &req);
+	if (!inproc_queue_pop(&r->iq, &tag, &res))
+		return -EPROTO;	/* the target did not complete at once */
+	return res;
+}
+
+/* One operation of @phase at @off; 0 or a negative errno. */
+static int bp_op(struct bp_run *r, enum bp_phase phase, uint64_t off)
+{
+	int res;
+
+	/* The bare copies take their length from memory, as lib/pmem's do:
+	 * a constant 4096 lets the compiler inline memcpy() as rep movsq,
+	 * a different copy routine than glibc's, which lib/pmem calls. */
+	switch (phase) {
+	case BP_BARE_WRITE:
+		r->memcpy_fn(r->base + off, r->buf, r->io_size, r->store_flags);
+		return 0;
+	case BP_BARE_READ:
+		memcpy(r->buf, r->base + off, r->io_size);
+		return 0;
+	case BP_LIB_WRITE:
+		return pmem_write(r->lib_dev, off, r->buf, r->io_size);
+	case BP_LIB_READ:
+		return pmem_read(r->lib_dev, r->buf, off, r->io_size);
+	case BP_TGT_WRITE:
+	case BP_TGT_READ:
+		res = bp_target_io(r, phase == BP_TGT_WRITE ? UBLK_IO_OP_WRITE :
+				   UBLK_IO_OP_READ, off);
+		return res == BP_IO_SIZE ? 0 : res < 0 ? res : -EIO;
+	default:
+		return -EINVAL;
+	}
+}
+
+static double bp_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One timed batch of @phase, continuing its walk of the offsets. */
+static int bp_run_batch(struct bp_run *r, enum bp_phase phase)
+{
+	double start = bp_cpu_now();
+	uint64_t first = r->ops[phase];
+
+	for (uint64_t i = first; i < first + BP_BATCH; i++) {
+		uint64_t off = r->offsets[i % BP_OFFSETS];
+		int ret = bp_op(r, phase, off);
+
+		if (ret) {
+			bench_error("%s at offset %" PRIu64 " failed: %s",
+				    bp_phase_names[phase], off, strerror(-ret));
+			return ret;
+		}
+	}
+	r->cpu[phase] += bp_cpu_now() - start;
+	r->ops[phase] += BP_BATCH;
+	return 0;
+}
+
+/* Alternate the sides of one workload, from @first (its bare side). */
+static int bp_compare(struct bp_run *r, enum bp_phase first)
+{
+	double seconds = (double)r->a->seconds;
+
+	for (unsigned round = 0;; round++) {
+		unsigned side, done = 0;
+
+		for (side = 0; side < BP_SIDES; side++)
+			done += r->cpu[first + side] >= seconds;
+		if (done == BP_SIDES)
+			return 0;
+		for (side = 0; side < BP_SIDES; side++) {
+			int ret = bp_run_batch(r, first +
+					       (round + side) % BP_SIDES);
+
+			if (ret)
+				return ret;
+		}
+	}
+}
+
+/* Touch every page through both mappings, so that no fault is timed. */
+static int bp_prefault(struct bp_run *r)
+{
+	for (uint64_t off = 0; off < r->size; off += BP_IO_SIZE) {
+		for (unsigned side = 0; side < BP_SIDES; side++) {
+			int ret = bp_op(r, BP_BARE_WRITE + side, off);
+
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static void bp_random_offsets(struct bp_run *r)
+{
+	uint64_t x = 0x9e3779b97f4a7c15u, blocks = r->size / BP_IO_SIZE;
+
+	for (unsigned i = 0; i < BP_OFFSETS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r->offsets[i] = (x % blocks) * BP_IO_SIZE;
+	}
+}
+
+static int bp_measure(struct bp_run *r)
+{
+	int ret = bp_compare(r, BP_BARE_WRITE);
+
+	return ret ? ret : bp_compare(r, BP_BARE_READ);
+}
+
+static double bp_iops(const struct bp_run *r, enum bp_phase p)
+{
+	return r->ops[p] / r->cpu[p];
+}
+
+/* One line: the target, then lib/pmem alone, as IOPS and ratios to bare. */
+static void bp_report_workload(const struct bp_run *r, const char *name,
+			       enum bp_phase bare)
+{
+	double b = bp_iops(r, bare), l = bp_iops(r, bare + 1),
+	       t = bp_iops(r, bare + 2);
+
+	printf("%s target %.0f IOPS, ratio %.3f | lib/pmem alone %.0f IOPS, ratio %.3f | bare libpmem2 %.0f IOPS\n",
+	       name, t, t / b, l, l / b, b);
+}
+
+static void bp_report(const struct bp_run *r)
+{
+	printf("vublk-bench pmem %s: %" PRIu64 " MiB, store granularity %s, 4 KiB random, depth 1, %s copy path (%s), %" PRIu64 " CPU-s per side, interleaved batches of %u\n",
+	       r->a->file, r->a->size_mb,
+	       pmem_granularity_name((enum pmem_granularity)
+				     pmem2_map_get_store_granularity(r->map)),
+#ifdef VUBLK_BENCH_PMEM_CHECKED_COPY
+	       "checked", "-Dpmem_checked_copy=true",
+#else
+	       "unchecked", "default build",
+#endif
+	       r->a->seconds, BP_BATCH);
+	bp_report_workload(r, "write:", BP_BARE_WRITE);
+	bp_report_workload(r, "read: ", BP_BARE_READ);
+}
+
+static void bp_release(struct bp_run *r)
+{
+	if (r->queue_ready)
+		inproc_queue_exit(&r->iq);
+	if (r->tgt_ready)
+		r->tgt.ops->deinit(&r->tgt);
+	free(r->tgt.priv);
+	pmem_close(r->lib_dev);
+	if (r->map)
+		(void)pmem2_map_delete(&r->map);
+	free(r->buf);
+	free(r->offsets);
+}
+
+static int bp_setup(struct bp_run *r, int fd)
+{
+	int ret;
+
+	r->buf = aligned_alloc(BP_IO_SIZE, BP_IO_SIZE);
+	r->offsets = calloc(BP_OFFSETS, sizeof(*r->offsets));
+	if (!r->buf || !r->offsets) {
+		bench_error("out of memory");
+		return -ENOMEM;
+	}
+	memset(r->buf, 0x5a, BP_IO_SIZE);
+	bp_random_offsets(r);
+	ret = bp_map_bare(r, fd);
+	if (!ret)
+		ret = bp_open_lib(r);
+	if (!ret)
+		ret = bp_start_target(r);
+	if (!ret)
+		ret = bp_prefault(r);
+	return ret;
+}
+
+int bench_pmem(int argc, char **argv)
+{
+	struct bp_args a = { .seconds = 2, .size_mb = 256 };
+	struct bp_run r = { .a = &a, .io_size = BP_IO_SIZE };
+	int fd, ret;
+
+	if (bp_parse(&a, argc, argv))
+		return 2;
+	r.size = a.size_mb << 20;
+	fd = bp_create_file(&a, r.size);
+	if (fd < 0)
+		return 1;
+	ret = bp_setup(&r, fd);
+	close(fd);	/* both mappings outlive it */
+	if (!ret)
+		ret = bp_measure(&r);
+	if (!ret)
+		bp_report(&r);
+	bp_release(&r);
+	if (unlink(a.file) != 0)
+		bench_error("cannot remove %s: %s", a.file, strerror(errno));
+	return ret ? 1 : 0;
+}

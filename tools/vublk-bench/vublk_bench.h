@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vublk_bench.h - shared by the files of vublk-bench (not a library
+ * header).  vublk-bench runs a target's read path in-process, with the
+ * daemon's own target code over daemon/inproc_queue, no kernel involved.
+ */
+#ifndef VUBLK_BENCH_H
+#define VUBLK_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "merkle.h"
+
+enum bench_pattern { BENCH_SEQ, BENCH_RAND };
+
+struct bench_args {
+	const char *image;
+	enum bench_pattern pattern;
+	uint32_t io_size;		/* bytes per request */
+	unsigned depth;			/* requests in flight */
+	bool direct;			/* O_DIRECT instead of the page cache */
+	const char *readahead;		/* NULL: the target's default */
+	const char *cache_mb;		/* NULL: the target's default */
+	uint64_t seconds;		/* stop after this long, or */
+	uint64_t bytes;			/* after this many bytes (0: unset) */
+};
+
+/* "vublk-bench: <message>" on stderr. */
+void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* bench_verity.c: run the verity benchmark; returns the exit status. */
+int bench_verity(const struct bench_args *a);
+
+/* bench_pmem.c: `vublk-bench pmem FILE [OPTIONS]` (argv[0] is "pmem");
+ * returns the exit status. */
+int bench_pmem(int argc, char **argv);
+
+/* A throughput in bytes per second, by wall clock and by CPU time. */
+struct bench_rate {
+	double wall;
+	double cpu;
+};
+
+/*
+ * bench_sha.c: single-core throughput of merkle_hash_blocks() over bytes
+ * bytes of the image's data (read outside the timed part); 0 on error
+ * (after printing why).
+ */
+int bench_sha_throughput(int fd, const struct merkle_params *p,
+			 uint64_t data_size, uint64_t bytes,
+			 struct bench_rate *rate);
+
+/* Monotonic seconds. */
+double bench_now(void);
+/* CPU seconds (user + system) used by this process, all its threads
+ * (io_uring's workers included). */
+double bench_cpu_now(void);
+
+#endif /* VUBLK_BENCH_H */
