@@ -241,6 +241,12 @@ int vt_dev_read(struct vt_dev *d, uint64_t off, uint32_t len, unsigned flags)
 				 .offset = off, .len = len,
 				 .buf = vt_dev_buf(d, 0) };
 
+	/*
+	 * Poison the buffer: data left by an earlier read must not pass for
+	 * this one.  It also makes the buffer defined for valgrind, which
+	 * does not see the kernel's io_uring writes into it.
+	 */
+	memset(req.buf, 0xa5, len);
 	return inproc_queue_run(&d->iq, 0, &req);
 }
 
