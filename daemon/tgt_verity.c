@@ -66,54 +66,17 @@ static int verity_parse_choice(const char *opt, const char *arg,
 	return -EINVAL;
 }
 
-static int verity_hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* --digest=ALG:HEX, the form `fsverity digest` and `vublk-verity format`
- * print. */
+ * print; lib/merkle parses it, as for `vublk-verity verify --digest`. */
 static int verity_parse_digest(struct verity_tgt *vt, const char *arg)
 {
-	const char *colon = strchr(arg, ':');
-	char alg[16];
-	unsigned size;
-	int a = MERKLE_E_BAD_ALG;
+	int err = merkle_parse_digest(arg, &vt->digest_alg, vt->digest);
 
-	if (colon && (size_t)(colon - arg) < sizeof(alg)) {
-		memcpy(alg, arg, colon - arg);
-		alg[colon - arg] = '\0';
-		a = merkle_hash_alg_from_name(alg);
-	}
-	if (a < 0) {
-		vublk_error("bad --digest value '%s': expected ALG:HEX with ALG sha256 or sha512 (as printed by vublk-verity format)",
-			    arg);
+	if (err) {
+		vublk_error("bad --digest value '%s': %s (give the digest that vublk-verity format printed for the image)",
+			    arg, merkle_strerror(err));
 		return -EINVAL;
 	}
-	size = merkle_digest_size((unsigned)a);
-	if (strlen(colon + 1) != 2 * size) {
-		vublk_error("bad --digest value '%s': a %s digest has %u hex digits",
-			    arg, alg, 2 * size);
-		return -EINVAL;
-	}
-	for (unsigned i = 0; i < size; i++) {
-		int hi = verity_hex_nibble(colon[1 + 2 * i]);
-		int lo = verity_hex_nibble(colon[2 + 2 * i]);
-
-		if (hi < 0 || lo < 0) {
-			vublk_error("bad --digest value '%s': '%c%c' is not a hex byte",
-				    arg, colon[1 + 2 * i], colon[2 + 2 * i]);
-			return -EINVAL;
-		}
-		vt->digest[i] = (uint8_t)(hi << 4 | lo);
-	}
-	vt->digest_alg = (unsigned)a;
 	vt->have_digest = true;
 	return 0;
 }

@@ -31,6 +31,16 @@ static const char *const merkle_error_text[] = {
 		"fs-verity file digest differs from the expected digest",
 	[MERKLE_E_DESC_TOO_LONG - MERKLE_E_BAD_ALG] =
 		"fs-verity descriptor plus signature is longer than 16384 bytes",
+	[MERKLE_E_HEX_ODD - MERKLE_E_BAD_ALG] =
+		"odd number of hex digits, give 2 per byte",
+	[MERKLE_E_HEX_CHAR - MERKLE_E_BAD_ALG] =
+		"not a hex string: use only the digits 0-9, a-f, A-F",
+	[MERKLE_E_HEX_TOO_LONG - MERKLE_E_BAD_ALG] =
+		"hex string too long for the value it gives",
+	[MERKLE_E_DIGEST_SYNTAX - MERKLE_E_BAD_ALG] =
+		"expected ALG:HEX as printed by 'fsverity digest', e.g. sha256:<64 hex digits>",
+	[MERKLE_E_DIGEST_SIZE - MERKLE_E_BAD_ALG] =
+		"wrong number of hex digits for the digest's algorithm: sha256 digests have 64, sha512 digests 128",
 };
 
 const char *merkle_strerror(int err)

@@ -67,6 +67,12 @@ enum merkle_error {
 	MERKLE_E_NOMEM,			/* out of memory */
 	MERKLE_E_DIGEST_MISMATCH,	/* descriptor digest != expected digest */
 	MERKLE_E_DESC_TOO_LONG,		/* buffer over MERKLE_MAX_DESCRIPTOR_SIZE */
+	/* Parsing user input (merkle_parse_hex() and merkle_parse_digest()): */
+	MERKLE_E_HEX_ODD,		/* odd number of hex digits */
+	MERKLE_E_HEX_CHAR,		/* a character that is not a hex digit */
+	MERKLE_E_HEX_TOO_LONG,		/* more bytes than the value may have */
+	MERKLE_E_DIGEST_SYNTAX,		/* digest text is not ALG:HEX */
+	MERKLE_E_DIGEST_SIZE,		/* HEX length is not ALG's digest size */
 };
 
 /* Human-readable text for a negative return value of this library. */
@@ -300,5 +306,43 @@ int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 /* Synchronous prefetch: read every uncached hash block the range needs. */
 int merkle_prefetch(struct merkle_tree *t, uint64_t first_block,
 		    size_t nblocks, unsigned ra_blocks);
+
+/*
+ * Parsing what users type: salts, hash algorithms and expected digests,
+ * in the forms fsverity-utils accepts and prints (digest_parse.c).  Every
+ * program that takes them on its command line uses these, so that they
+ * all accept exactly the same text.  Errors are MERKLE_E_* codes, for
+ * merkle_strerror(); the caller's message names the option and the value.
+ */
+
+/*
+ * Hex text to bytes: two digits per byte, either case, nothing else (no
+ * "0x", no blanks); "" is 0 bytes.  Returns the number of bytes written to
+ * bin (at most max), or MERKLE_E_HEX_ODD, MERKLE_E_HEX_TOO_LONG (checked
+ * before any byte is written) or MERKLE_E_HEX_CHAR (bin partly written).
+ */
+int merkle_parse_hex(const char *hex, uint8_t *bin, size_t max);
+
+/*
+ * A hash algorithm as fsverity-utils' --hash-alg takes it: the name
+ * ("sha256", "sha512", lower case as merkle_hash_alg_from_name()) or the
+ * kernel's FS_VERITY_HASH_ALG_* number in decimal ("1", "2").  Returns
+ * MERKLE_HASH_* or MERKLE_E_BAD_ALG.
+ */
+int merkle_parse_hash_alg(const char *text);
+
+/*
+ * An expected file digest "ALG:HEX", the form `fsverity digest`,
+ * `fsverity measure` and `vublk-verity format` print: ALG as
+ * merkle_parse_hash_alg() takes it, HEX exactly 2 * merkle_digest_size()
+ * hex digits of either case.  On success sets *hash_alg and the digest
+ * (its first merkle_digest_size() bytes, the rest zeroed) and returns 0;
+ * otherwise returns MERKLE_E_DIGEST_SYNTAX (no ':'), MERKLE_E_BAD_ALG,
+ * MERKLE_E_DIGEST_SIZE or MERKLE_E_HEX_CHAR and leaves both untouched.
+ * Whether the algorithm is the one of the image is for the caller to
+ * check: a digest of another algorithm is a mismatch, not bad syntax.
+ */
+int merkle_parse_digest(const char *text, unsigned *hash_alg,
+			uint8_t digest[MERKLE_MAX_DIGEST_SIZE]);
 
 #endif /* VUBLK_MERKLE_H */

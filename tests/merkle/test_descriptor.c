@@ -193,7 +193,7 @@ static void test_geometry(void)
 
 static void test_strerror(void)
 {
-	for (int err = MERKLE_E_BAD_ALG; err <= MERKLE_E_DESC_TOO_LONG; err++) {
+	for (int err = MERKLE_E_BAD_ALG; err <= MERKLE_E_DIGEST_SIZE; err++) {
 		const char *text = merkle_strerror(err);
 
 		CHECK(text && strcmp(text, "unknown error") != 0);
@@ -201,7 +201,7 @@ static void test_strerror(void)
 			CHECK(strcmp(text, merkle_strerror(other)) != 0);
 	}
 	CHECK(strcmp(merkle_strerror(-ENOENT), "No such file or directory") == 0);
-	CHECK(strcmp(merkle_strerror(MERKLE_E_DESC_TOO_LONG + 1),
+	CHECK(strcmp(merkle_strerror(MERKLE_E_DIGEST_SIZE + 1),
 		     "unknown error") == 0);
 	CHECK(strcmp(merkle_strerror(-100000), "unknown error") == 0);
 }

@@ -20,10 +20,7 @@ enum {
 };
 
 static const struct option digest_longopts[] = {
-	{ "hash-alg",		required_argument, NULL, VV_OPT_HASH_ALG },
-	{ "block-size",		required_argument, NULL, VV_OPT_BLOCK_SIZE },
-	{ "salt",		required_argument, NULL, VV_OPT_SALT },
-	{ "jobs",		required_argument, NULL, VV_OPT_JOBS },
+	VV_TREE_LONGOPTS,
 	{ "out-merkle-tree",	required_argument, NULL, OPT_OUT_MERKLE_TREE },
 	{ "out-descriptor",	required_argument, NULL, OPT_OUT_DESCRIPTOR },
 	{ "compact",		no_argument,	   NULL, OPT_COMPACT },
@@ -41,23 +38,18 @@ struct digest_options {
 
 static bool set_out_name(const char **name, const char *opt, const char *arg)
 {
-	if (*name) {
-		vv_usage_error("%s given twice: give it once", opt);
+	if (!vv_option_once(*name != NULL, opt))
 		return false;
-	}
 	*name = arg;
 	return true;
 }
 
-static bool parse_digest_option(int c, const char *arg,
-				struct digest_options *o)
+/* A vv_option_fn: the options of digest_longopts past the tree options. */
+static bool parse_digest_option(int c, const char *arg, void *ctx)
 {
+	struct digest_options *o = ctx;
+
 	switch (c) {
-	case VV_OPT_HASH_ALG:
-	case VV_OPT_BLOCK_SIZE:
-	case VV_OPT_SALT:
-	case VV_OPT_JOBS:
-		return vv_parse_tree_option(c, arg, &o->tree);
 	case OPT_OUT_MERKLE_TREE:
 		return set_out_name(&o->out_tree_name, "--out-merkle-tree",
 				    arg);
@@ -67,12 +59,9 @@ static bool parse_digest_option(int c, const char *arg,
 	case OPT_COMPACT:
 		o->compact = true;
 		return true;
-	case OPT_FOR_BUILTIN_SIG:
+	default:	/* OPT_FOR_BUILTIN_SIG, the last one */
 		o->for_builtin_sig = true;
 		return true;
-	default:
-		/* vv_getopt() has already named the bad option. */
-		return false;
 	}
 }
 
@@ -188,14 +177,11 @@ static bool digest_one_file(const struct digest_options *o, const char *name)
 int vv_cmd_digest(int argc, char *argv[])
 {
 	struct digest_options o = { 0 };
-	int c, i;
+	int i;
 
-	vv_tree_options_init(&o.tree);
-	while ((c = vv_getopt(argc, argv, "j:", digest_longopts)) != -1)
-		if (!parse_digest_option(c, optarg, &o))
-			return VV_EXIT_USAGE;
-	argv += optind;
-	argc -= optind;
+	if (!vv_parse_options(&argc, &argv, "", digest_longopts, &o.tree,
+			      parse_digest_option, &o))
+		return VV_EXIT_USAGE;
 
 	if (argc < 1)
 		return vv_usage_error("no FILE given");

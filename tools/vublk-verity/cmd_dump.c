@@ -188,18 +188,24 @@ static int dump_image(const char *name, bool json)
 	return status;
 }
 
+/* A vv_option_fn: --json, the only option. */
+static bool parse_dump_option(int c, const char *arg, void *ctx)
+{
+	bool *json = ctx;
+
+	(void)c;
+	(void)arg;
+	*json = true;
+	return true;
+}
+
 int vv_cmd_dump(int argc, char *argv[])
 {
 	bool json = false;
-	int c;
 
-	while ((c = vv_getopt(argc, argv, "", dump_longopts)) != -1) {
-		if (c != OPT_JSON)
-			return VV_EXIT_USAGE;
-		json = true;
-	}
-	argv += optind;
-	argc -= optind;
+	if (!vv_parse_options(&argc, &argv, "", dump_longopts, NULL,
+			      parse_dump_option, &json))
+		return VV_EXIT_USAGE;
 
 	if (argc != 1)
 		return vv_usage_error("expected exactly one IMAGE, %d given",

@@ -25,10 +25,7 @@ enum {
 
 static const struct option format_longopts[] = {
 	{ "data-size",	required_argument, NULL, OPT_DATA_SIZE },
-	{ "hash-alg",	required_argument, NULL, VV_OPT_HASH_ALG },
-	{ "block-size",	required_argument, NULL, VV_OPT_BLOCK_SIZE },
-	{ "salt",	required_argument, NULL, VV_OPT_SALT },
-	{ "jobs",	required_argument, NULL, VV_OPT_JOBS },
+	VV_TREE_LONGOPTS,
 	{ "force",	no_argument,	   NULL, OPT_FORCE },
 	{ NULL, 0, NULL, 0 }
 };
@@ -40,29 +37,19 @@ struct format_options {
 	bool force;
 };
 
-static bool parse_format_option(int c, const char *arg,
-				struct format_options *o)
+/* A vv_option_fn: --force or --data-size. */
+static bool parse_format_option(int c, const char *arg, void *ctx)
 {
-	switch (c) {
-	case VV_OPT_HASH_ALG:
-	case VV_OPT_BLOCK_SIZE:
-	case VV_OPT_SALT:
-	case VV_OPT_JOBS:
-		return vv_parse_tree_option(c, arg, &o->tree);
-	case OPT_DATA_SIZE:
-		if (o->data_size_set) {
-			vv_usage_error("--data-size given twice: give it once");
-			return false;
-		}
-		o->data_size_set = true;
-		return vv_parse_size("--data-size", arg, &o->data_size);
-	case OPT_FORCE:
+	struct format_options *o = ctx;
+
+	if (c == OPT_FORCE) {
 		o->force = true;
 		return true;
-	default:
-		/* vv_getopt() has already named the bad option. */
-		return false;
 	}
+	if (!vv_option_once(o->data_size_set, "--data-size"))
+		return false;
+	o->data_size_set = true;
+	return vv_parse_size("--data-size", arg, &o->data_size);
 }
 
 /*
@@ -226,14 +213,10 @@ static bool format_image(const struct format_options *o, const char *name)
 int vv_cmd_format(int argc, char *argv[])
 {
 	struct format_options o = { 0 };
-	int c;
 
-	vv_tree_options_init(&o.tree);
-	while ((c = vv_getopt(argc, argv, "j:", format_longopts)) != -1)
-		if (!parse_format_option(c, optarg, &o))
-			return VV_EXIT_USAGE;
-	argv += optind;
-	argc -= optind;
+	if (!vv_parse_options(&argc, &argv, "", format_longopts, &o.tree,
+			      parse_format_option, &o))
+		return VV_EXIT_USAGE;
 
 	if (argc != 1)
 		return vv_usage_error("expected exactly one IMAGE, %d given",

@@ -56,53 +56,32 @@ struct verify_pass {
 	uint64_t bad_blocks;
 };
 
-/* "ALG:HEX", the form `fsverity digest` prints. */
+/* "ALG:HEX", the form `fsverity digest` prints (lib/merkle's syntax). */
 static bool parse_expected_digest(const char *arg, struct verify_options *o)
 {
-	const char *colon = strchr(arg, ':');
-	char alg_name[16];
-	int len;
+	int err = merkle_parse_digest(arg, &o->digest_alg, o->digest);
 
-	if (!colon || (size_t)(colon - arg) >= sizeof(alg_name)) {
-		vv_usage_error("invalid --digest '%s': expected ALG:HEX as printed by 'fsverity digest', e.g. sha256:<64 hex digits>",
-			       arg);
-		return false;
-	}
-	memcpy(alg_name, arg, colon - arg);
-	alg_name[colon - arg] = '\0';
-	if (!vv_parse_hash_alg(alg_name, &o->digest_alg))
-		return false;
-	len = vv_parse_hex("--digest", colon + 1, o->digest,
-			   MERKLE_MAX_DIGEST_SIZE);
-	if (len < 0)
-		return false;
-	if ((unsigned)len != merkle_digest_size(o->digest_alg)) {
-		vv_usage_error("invalid --digest '%s': %d bytes, but %s digests have %u",
-			       arg, len, alg_name,
-			       merkle_digest_size(o->digest_alg));
+	if (err) {
+		vv_usage_error("invalid --digest '%s': %s", arg,
+			       merkle_strerror(err));
 		return false;
 	}
 	o->digest_set = true;
 	return true;
 }
 
-static bool parse_verify_option(int c, const char *arg,
-				struct verify_options *o)
+/* A vv_option_fn: -v or --digest. */
+static bool parse_verify_option(int c, const char *arg, void *ctx)
 {
-	switch (c) {
-	case OPT_DIGEST:
-		if (o->digest_set) {
-			vv_usage_error("--digest given twice: give it once");
-			return false;
-		}
-		return parse_expected_digest(arg, o);
-	case OPT_VERBOSE:
+	struct verify_options *o = ctx;
+
+	if (c == OPT_VERBOSE) {
 		o->verbose = true;
 		return true;
-	default:
-		/* vv_getopt() has already named the bad option. */
-		return false;
 	}
+	if (!vv_option_once(o->digest_set, "--digest"))
+		return false;
+	return parse_expected_digest(arg, o);
 }
 
 /*
@@ -309,13 +288,10 @@ static int verify_image(const struct verify_options *o, const char *name)
 int vv_cmd_verify(int argc, char *argv[])
 {
 	struct verify_options o = { 0 };
-	int c;
 
-	while ((c = vv_getopt(argc, argv, "v", verify_longopts)) != -1)
-		if (!parse_verify_option(c, optarg, &o))
-			return VV_EXIT_USAGE;
-	argv += optind;
-	argc -= optind;
+	if (!vv_parse_options(&argc, &argv, "v", verify_longopts, NULL,
+			      parse_verify_option, &o))
+		return VV_EXIT_USAGE;
 
 	if (argc != 1)
 		return vv_usage_error("expected exactly one IMAGE, %d given",

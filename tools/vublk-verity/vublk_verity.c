@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,8 +219,13 @@ int main(int argc, char *argv[])
 
 /* ---- option parsing shared by the subcommands ---- */
 
-int vv_getopt(int argc, char *argv[], const char *shortopts,
-	      const struct option *longopts)
+/*
+ * getopt_long() that reports an unknown option or a missing argument in
+ * the one-line format (getopt's own message has no hint); returns -1 at
+ * the end, '?' after such an error, else the option's value.
+ */
+static int getopt_one(int argc, char *argv[], const char *shortopts,
+		      const struct option *longopts)
 {
 	char optstring[16];
 	int c;
@@ -245,7 +249,8 @@ int vv_getopt(int argc, char *argv[], const char *shortopts,
 	return c;
 }
 
-void vv_tree_options_init(struct vv_tree_options *o)
+/* fsverity-utils' defaults: SHA-256, 4096-byte blocks, no salt. */
+static void tree_options_init(struct vv_tree_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->params.hash_alg = MERKLE_HASH_SHA256;
@@ -272,24 +277,18 @@ static bool parse_decimal(const char *arg, uint64_t *n, const char **end)
 	return true;
 }
 
-bool vv_parse_hash_alg(const char *arg, unsigned *hash_alg)
+/* "sha256"/"sha512" or the kernel's number, as fsverity-utils takes it. */
+static bool parse_hash_alg(const char *arg, unsigned *hash_alg)
 {
-	const char *end;
-	uint64_t n;
-	int alg = merkle_hash_alg_from_name(arg);
+	int alg = merkle_parse_hash_alg(arg);
 
-	if (alg > 0) {
-		*hash_alg = alg;
-		return true;
+	if (alg < 0) {
+		vv_usage_error("unknown hash algorithm '%s': use sha256 or sha512",
+			       arg);
+		return false;
 	}
-	/* fsverity-utils also takes the kernel's number (1, 2). */
-	if (parse_decimal(arg, &n, &end) && *end == '\0' && n <= UINT_MAX &&
-	    merkle_hash_alg_name(n)) {
-		*hash_alg = n;
-		return true;
-	}
-	vv_usage_error("unknown hash algorithm '%s': use sha256 or sha512", arg);
-	return false;
+	*hash_alg = (unsigned)alg;
+	return true;
 }
 
 static bool parse_block_size(const char *arg, unsigned *log_blocksize)
@@ -313,6 +312,25 @@ static bool parse_block_size(const char *arg, unsigned *log_blocksize)
 	return false;
 }
 
+/* fsverity-utils' hex2bin(): 2 hex digits per byte, up to 32 bytes. */
+static bool parse_salt(const char *arg, struct merkle_params *p)
+{
+	int len = merkle_parse_hex(arg, p->salt, MERKLE_MAX_SALT_SIZE);
+
+	if (len == MERKLE_E_HEX_TOO_LONG) {
+		vv_usage_error("invalid --salt '%s': %zu bytes, at most %d allowed",
+			       arg, strlen(arg) / 2, MERKLE_MAX_SALT_SIZE);
+		return false;
+	}
+	if (len < 0) {
+		vv_usage_error("invalid --salt '%s': %s", arg,
+			       merkle_strerror(len));
+		return false;
+	}
+	p->salt_size = (unsigned)len;
+	return true;
+}
+
 static bool parse_jobs(const char *arg, unsigned *threads)
 {
 	const char *end;
@@ -329,13 +347,26 @@ static bool parse_jobs(const char *arg, unsigned *threads)
 	return false;
 }
 
+bool vv_option_once(bool given_before, const char *opt)
+{
+	if (given_before)
+		vv_usage_error("%s given twice: give it once", opt);
+	return !given_before;
+}
+
+static bool is_tree_option(int opt)
+{
+	return opt == VV_OPT_HASH_ALG || opt == VV_OPT_BLOCK_SIZE ||
+	       opt == VV_OPT_SALT || opt == VV_OPT_JOBS;
+}
+
 /* fsverity-utils' parse_tree_param(): each option at most once. */
-bool vv_parse_tree_option(int opt, const char *arg, struct vv_tree_options *o)
+static bool parse_tree_option(int opt, const char *arg,
+			      struct vv_tree_options *o)
 {
 	struct merkle_params *p = &o->params;
 	bool *seen;
 	const char *name;
-	int n;
 
 	switch (opt) {
 	case VV_OPT_HASH_ALG:
@@ -353,24 +384,47 @@ bool vv_parse_tree_option(int opt, const char *arg, struct vv_tree_options *o)
 	default:
 		return parse_jobs(arg, &o->threads);
 	}
-	if (*seen) {
-		vv_usage_error("%s given twice: give it once", name);
+	if (!vv_option_once(*seen, name))
 		return false;
-	}
 	*seen = true;
 
 	switch (opt) {
 	case VV_OPT_HASH_ALG:
-		return vv_parse_hash_alg(arg, &p->hash_alg);
+		return parse_hash_alg(arg, &p->hash_alg);
 	case VV_OPT_BLOCK_SIZE:
 		return parse_block_size(arg, &p->log_blocksize);
 	default:
-		n = vv_parse_hex("--salt", arg, p->salt, MERKLE_MAX_SALT_SIZE);
-		if (n < 0)
-			return false;
-		p->salt_size = n;
-		return true;
+		return parse_salt(arg, p);
 	}
+}
+
+bool vv_parse_options(int *argc, char **argv[], const char *shortopts,
+		      const struct option *longopts,
+		      struct vv_tree_options *tree,
+		      vv_option_fn parse_option, void *ctx)
+{
+	char all_shortopts[8];
+	bool ok;
+	int c;
+
+	snprintf(all_shortopts, sizeof(all_shortopts), "%s%s", shortopts,
+		 tree ? "j:" : "");
+	if (tree)
+		tree_options_init(tree);
+	while ((c = getopt_one(*argc, *argv, all_shortopts, longopts)) != -1) {
+		/* getopt_one() has already named the bad option. */
+		if (c == '?')
+			return false;
+		if (tree && is_tree_option(c))
+			ok = parse_tree_option(c, optarg, tree);
+		else
+			ok = parse_option(c, optarg, ctx);
+		if (!ok)
+			return false;
+	}
+	*argc -= optind;
+	*argv += optind;
+	return true;
 }
 
 static const struct {
@@ -411,46 +465,6 @@ bool vv_parse_size(const char *opt, const char *arg, uint64_t *out)
 	vv_usage_error("invalid %s '%s': expected a number of bytes below 2^64, optionally with a K, M, G or T suffix",
 		       opt, arg);
 	return false;
-}
-
-static int hex_digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int vv_parse_hex(const char *opt, const char *hex, uint8_t *bin, size_t max)
-{
-	size_t len = strlen(hex);
-	size_t i;
-
-	if (len % 2) {
-		vv_usage_error("invalid %s '%s': odd number of hex digits, give 2 per byte",
-			       opt, hex);
-		return -1;
-	}
-	if (len / 2 > max) {
-		vv_usage_error("invalid %s '%s': %zu bytes, at most %zu allowed",
-			       opt, hex, len / 2, max);
-		return -1;
-	}
-	for (i = 0; i < len / 2; i++) {
-		int hi = hex_digit_value(hex[2 * i]);
-		int lo = hex_digit_value(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			vv_usage_error("invalid %s '%s': not a hex string",
-				       opt, hex);
-			return -1;
-		}
-		bin[i] = hi << 4 | lo;
-	}
-	return len / 2;
 }
 
 void vv_bin2hex(const uint8_t *bin, size_t bin_len, char *hex)

@@ -56,16 +56,9 @@ int vv_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct option;
 
 /*
- * getopt_long() that reports an unknown option or a missing argument in
- * the one-line format (getopt's own message has no hint); returns -1 at
- * the end, '?' after such an error, else the option's value.
- */
-int vv_getopt(int argc, char *argv[], const char *shortopts,
-	      const struct option *longopts);
-
-/*
- * getopt_long() values of the options that several subcommands share, so
- * that each subcommand's option table and the shared parser agree.
+ * getopt_long() values of the tree options, which digest and format
+ * share; a subcommand numbers its own long options from
+ * VV_OPT_SALT + 1.
  */
 enum {
 	VV_OPT_HASH_ALG = 256,
@@ -73,6 +66,17 @@ enum {
 	VV_OPT_SALT,
 	VV_OPT_JOBS = 'j',
 };
+
+/*
+ * The long tree options, listed in the option table of every subcommand
+ * that builds a tree (fsverity-utils' --hash-alg, --block-size and --salt,
+ * plus -j/--jobs), so that they are spelled alike everywhere.
+ */
+#define VV_TREE_LONGOPTS \
+	{ "hash-alg",	required_argument, NULL, VV_OPT_HASH_ALG }, \
+	{ "block-size",	required_argument, NULL, VV_OPT_BLOCK_SIZE }, \
+	{ "salt",	required_argument, NULL, VV_OPT_SALT }, \
+	{ "jobs",	required_argument, NULL, VV_OPT_JOBS }
 
 /* Tree parameters given on the command line (digest, format). */
 struct vv_tree_options {
@@ -83,26 +87,38 @@ struct vv_tree_options {
 	unsigned threads;		/* 0: one per online CPU */
 };
 
-/* fsverity-utils' defaults: SHA-256, 4096-byte blocks, no salt. */
-void vv_tree_options_init(struct vv_tree_options *o);
 /*
- * Parse one of VV_OPT_HASH_ALG/BLOCK_SIZE/SALT/JOBS.  Returns false after
- * printing the error line.
+ * A subcommand's parser of one of its own options (opt is a value of its
+ * option table other than the tree options); false after an error line.
  */
-bool vv_parse_tree_option(int opt, const char *arg, struct vv_tree_options *o);
+typedef bool (*vv_option_fn)(int opt, const char *arg, void *ctx);
 
-/* "sha256"/"sha512" or the kernel's number; false after an error line. */
-bool vv_parse_hash_alg(const char *arg, unsigned *hash_alg);
+/*
+ * Parse the options of a subcommand (argv[0] is its name) with
+ * getopt_long(): shortopts and longopts are its own options, plus, when
+ * tree is not NULL, -j and the VV_TREE_LONGOPTS that longopts lists; those
+ * go to *tree, first set to fsverity-utils' defaults (SHA-256, 4096-byte
+ * blocks, no salt), each at most once.  The subcommand's own options go
+ * to parse_option(opt, optarg, ctx).  An unknown option, a missing value
+ * or a value parse_option refuses gets one error line and false; on
+ * success *argc and *argv are left holding the operands only.
+ */
+bool vv_parse_options(int *argc, char **argv[], const char *shortopts,
+		      const struct option *longopts,
+		      struct vv_tree_options *tree,
+		      vv_option_fn parse_option, void *ctx);
+
+/*
+ * fsverity-utils takes each option at most once: when given_before, print
+ * "OPT given twice" and return false.
+ */
+bool vv_option_once(bool given_before, const char *opt);
+
 /*
  * A byte count: decimal, or with a K/M/G/T suffix (powers of 1024).
  * opt names the option in the error line.
  */
 bool vv_parse_size(const char *opt, const char *arg, uint64_t *out);
-/*
- * Hex string to bytes: exactly 2 digits per byte, at most max bytes.
- * Returns the byte count, or -1 after an error line naming opt.
- */
-int vv_parse_hex(const char *opt, const char *hex, uint8_t *bin, size_t max);
 
 /* bin_len bytes to lower-case hex, NUL-terminated (2 * bin_len + 1). */
 void vv_bin2hex(const uint8_t *bin, size_t bin_len, char *hex);
