@@ -8,9 +8,10 @@
  * This file opens and validates the image, checks its file digest against
  * --digest and sets the device shape, as fs/verity/open.c:
  * fsverity_file_open() + fsverity_init_merkle_tree_params() prepare a
- * verity inode; the read path is in verity_read.c.  Options follow
- * dm-verity where they have a counterpart (--on-corruption ~
- * restart_on_corruption).
+ * verity inode; the read path is in verity_read.c, the reads themselves in
+ * the backend that --backend chooses (verity_read_file.c: io_uring,
+ * verity_read_pmem.c: a libpmem2 mapping).  Options follow dm-verity
+ * where they have a counterpart (--on-corruption ~ restart_on_corruption).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,7 @@ enum verity_opt {
 	VERITY_OPT_READAHEAD,
 	VERITY_OPT_ON_CORRUPTION,
 	VERITY_OPT_DIRECT,
+	VERITY_OPT_BACKEND,
 };
 
 static const struct option verity_options[] = {
@@ -40,6 +42,7 @@ static const struct option verity_options[] = {
 	{ "readahead", required_argument, NULL, VERITY_OPT_READAHEAD },
 	{ "on-corruption", required_argument, NULL, VERITY_OPT_ON_CORRUPTION },
 	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
+	{ "backend", required_argument, NULL, VERITY_OPT_BACKEND },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -52,6 +55,16 @@ static const char *const verity_readahead_names[VERITY_RA_NR] = {
 static const char *const verity_on_corruption_names[VERITY_CORRUPT_NR] = {
 	[VERITY_CORRUPT_EIO] = "eio",
 	[VERITY_CORRUPT_STOP] = "stop",
+};
+
+static const char *const verity_backend_names[VERITY_BACKEND_NR] = {
+	[VERITY_BACKEND_FILE] = "file",
+	[VERITY_BACKEND_PMEM] = "pmem",
+};
+
+static const struct verity_backend *const verity_backends[VERITY_BACKEND_NR] = {
+	[VERITY_BACKEND_FILE] = &verity_backend_file,
+	[VERITY_BACKEND_PMEM] = &verity_backend_pmem,
 };
 
 /* Index of arg in names[n], or print why not and return -EINVAL. */
@@ -108,22 +121,27 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 		i = verity_parse_choice("--readahead", arg,
 					verity_readahead_names, VERITY_RA_NR,
 					"off, completion or submission");
-		if (i < 0)
-			return i;
-		vt->readahead = (enum verity_readahead)i;
-		return 0;
+		if (i >= 0)
+			vt->readahead = (enum verity_readahead)i;
+		return i < 0 ? i : 0;
 	case VERITY_OPT_ON_CORRUPTION:
 		i = verity_parse_choice("--on-corruption", arg,
 					verity_on_corruption_names,
 					VERITY_CORRUPT_NR,
 					"eio or stop");
-		if (i < 0)
-			return i;
-		vt->on_corruption = (enum verity_on_corruption)i;
-		return 0;
+		if (i >= 0)
+			vt->on_corruption = (enum verity_on_corruption)i;
+		return i < 0 ? i : 0;
 	case VERITY_OPT_DIRECT:
 		vt->direct = true;
 		return 0;
+	case VERITY_OPT_BACKEND:
+		i = verity_parse_choice("--backend", arg, verity_backend_names,
+					VERITY_BACKEND_NR,
+					"file (io_uring reads) or pmem (a libpmem2 mapping of the image)");
+		if (i >= 0)
+			vt->backend_kind = (enum verity_backend_kind)i;
+		return i < 0 ? i : 0;
 	default:
 		return -EINVAL;
 	}
@@ -136,21 +154,6 @@ static int verity_open_image(struct vublk_tgt *t, struct verity_tgt *vt)
 		return 0;
 	vublk_error("cannot open verity image %s: %s", t->backing_file,
 		    strerror(errno));
-	return -errno;
-}
-
-/* --direct: the data and tree reads bypass the page cache.  Set only after
- * the metadata was read: its reads (the 64-byte trailer) are unaligned. */
-static int verity_set_direct(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	int flags = fcntl(vt->fd, F_GETFL);
-
-	if (!vt->direct)
-		return 0;
-	if (flags >= 0 && fcntl(vt->fd, F_SETFL, flags | O_DIRECT) == 0)
-		return 0;
-	vublk_error("cannot read verity image %s with O_DIRECT: %s (drop --direct)",
-		    t->backing_file, strerror(errno));
 	return -errno;
 }
 
@@ -245,11 +248,6 @@ static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 			    t->backing_file, size);
 		return -EINVAL;
 	}
-	if (vt->direct && vt->log_bs < 12) {
-		vublk_error("verity image %s has %u-byte Merkle blocks: --direct needs at least 4096 (drop --direct)",
-			    t->backing_file, 1U << vt->log_bs);
-		return -EINVAL;
-	}
 	shift = vt->log_bs < 12 ? vt->log_bs : 12;
 	while (size & ((1ULL << shift) - 1))
 		shift--;
@@ -300,11 +298,23 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 	return 0;
 }
 
+/* The backend readies its reads once the metadata is known. */
+static int verity_open_backend(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	int err = vt->backend->open(t, vt);
+
+	if (!err)
+		vt->backend_open = true;
+	return err;
+}
+
 static void verity_release(struct verity_tgt *vt)
 {
 	if (vt->tree)
 		merkle_tree_close(vt->tree);
 	merkle_cache_free(vt->cache);
+	if (vt->backend_open && vt->backend->close)
+		vt->backend->close(vt);
 	if (vt->img_ready)
 		f2fslayout_image_release(&vt->img);
 	if (vt->fd >= 0)
@@ -318,6 +328,7 @@ static int verity_init(struct vublk_tgt *t)
 	int ret;
 
 	vt->fd = -1;
+	vt->backend = verity_backends[vt->backend_kind];
 	verity_ratelimit_init(&vt->ratelimit);
 	ret = verity_open_image(t, vt);
 	if (!ret)
@@ -325,7 +336,7 @@ static int verity_init(struct vublk_tgt *t)
 	if (!ret)
 		ret = verity_set_shape(t, vt);
 	if (!ret)
-		ret = verity_set_direct(t, vt);
+		ret = verity_open_backend(t, vt);
 	if (!ret)
 		ret = verity_check_digest(t, vt);
 	if (!ret)
@@ -334,10 +345,11 @@ static int verity_init(struct vublk_tgt *t)
 		verity_release(vt);
 		return ret;
 	}
-	vublk_info("verity image %s: %" PRIu64 " bytes of data, %s, %u-byte blocks, %u tree levels, readahead %s, on corruption %s",
+	vublk_info("verity image %s: %" PRIu64 " bytes of data, %s, %u-byte blocks, %u tree levels, backend %s, readahead %s, on corruption %s",
 		   t->backing_file, vt->img.layout.data_size,
 		   merkle_hash_alg_name(vt->img.params.hash_alg),
 		   1U << vt->log_bs, vt->img.geometry.num_levels,
+		   verity_backend_names[vt->backend_kind],
 		   verity_readahead_names[vt->readahead],
 		   verity_on_corruption_names[vt->on_corruption]);
 	return 0;
@@ -393,7 +405,8 @@ static void verity_stats_json(struct vublk_tgt *t, FILE *f)
 	struct verity_stat_value s[VERITY_NR_STATS];
 
 	verity_collect_stats(vt, s);
-	fprintf(f, ", \"verity\": {\"readahead_mode\": \"%s\"",
+	fprintf(f, ", \"verity\": {\"backend\": \"%s\", \"readahead_mode\": \"%s\"",
+		verity_backend_names[vt->backend_kind],
 		verity_readahead_names[vt->readahead]);
 	for (unsigned i = 0; i < VERITY_NR_STATS; i++)
 		fprintf(f, ", \"%s\": %" PRIu64, s[i].name, s[i].value);
@@ -413,7 +426,11 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     miss of a readahead request) or off\n"
 		"  --on-corruption=eio|stop  fail the request (default), or fail it and stop\n"
 		"                     the device\n"
-		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks)\n"
+		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks;\n"
+		"                     --backend=file only)\n"
+		"  --backend=file|pmem  how the image is read: file (default: io_uring reads)\n"
+		"                     or pmem (copies out of a libpmem2 mapping of IMAGE, best\n"
+		"                     on a -o dax filesystem; a fault fails the read with EIO)\n"
 		"  --cache-blocks=N   (testing) a cache of N hash blocks, raised to the minimum\n",
 	.priv_size = sizeof(struct verity_tgt),
 	.options = verity_options,

@@ -5,6 +5,10 @@
  * compared with the data the image was made from; tampering is done on
  * copies of the image at offsets found through lib/f2fslayout.
  *
+ * Usage: test_verity_target [file|pmem]: every test runs with that
+ * --backend (default file): io_uring reads, or copies out of a libpmem2
+ * mapping of the image (a regular file here: PAGE granularity).
+ *
  * Images:
  *  A: 1 KiB Merkle blocks, 2 MiB + 512 bytes: 3 tree levels, a logical
  *     block of 512 (so unaligned requests take the bounce path) and a
@@ -415,9 +419,115 @@ static void test_stop_on_corruption(const struct vt_image *img)
 	vt_image_destroy(&copy);
 }
 
-int main(void)
+/*
+ * The image shrinks under the running device (truncated at 4 MiB, a page
+ * boundary): data past the new end, and data whose hash blocks are past it
+ * (not cached yet), fail with -EIO -- pmem: the copy faults (SIGBUS, which
+ * lib/pmem turns into -EIO); file: the read returns 0 bytes.  No
+ * corruption is counted, and what is still there keeps reading right.
+ */
+static void test_truncated_under_device(const struct vt_image *img)
 {
+	const uint64_t cut = 4 << 20;
+	struct vt_image copy;
+	struct vt_dev d;
+
+	CHECK(img->meta.layout.tree_pos > cut && img->data_size > 6 << 20,
+	      "image too small for the truncation test");
+	CHECK(vt_image_copy(img, &copy, dir, "truncated") == 0, "copy");
+	CHECK(vt_dev_open(&d, copy.path, NULL) == 0, "open");
+	if (d.ready) {
+		/* Caches the top block and the level-0 block of blocks 0..127. */
+		CHECK(vt_read_ok(&d, img, 0, 4096, 0), "read before truncation");
+		CHECK(truncate(copy.path, cut) == 0, "truncate");
+		CHECK(vt_dev_read(&d, 6 << 20, 8192, 0) == -EIO,
+		      "data past the new end read");
+		CHECK(vt_dev_read(&d, 2 << 20, 4096, 0) == -EIO,
+		      "data whose hash blocks are gone read");
+		CHECK(vt_read_ok(&d, img, 4096, 4096, 0),
+		      "data below the cut with a cached hash block failed");
+		CHECK(vt_dev_counter(&d, "io_errors") == 2, "%llu I/O errors, not 2",
+		      (unsigned long long)vt_dev_counter(&d, "io_errors"));
+		CHECK(vt_dev_counter(&d, "failures") == 0,
+		      "a truncation counted as corruption");
+		vt_dev_close(&d);
+	}
+	copy.data = NULL;
+	vt_image_destroy(&copy);
+}
+
+/*
+ * A data byte changes under the running device, after its block and hash
+ * blocks were read and verified: the next read of the block fails.  Data
+ * is verified on every read, in the request's buffer, never trusted
+ * because it was verified before.
+ */
+static void test_changed_under_device(const struct vt_image *img)
+{
+	const uint64_t pos = (100ull << img->log_bs) + 33;
+	struct vt_image copy;
+	struct vt_dev d;
+
+	CHECK(vt_image_copy(img, &copy, dir, "changed") == 0, "copy");
+	CHECK(vt_dev_open(&d, copy.path, NULL) == 0, "open");
+	if (d.ready) {
+		CHECK(vt_read_ok(&d, img, 100 << img->log_bs, 4096, 0),
+		      "intact read");
+		CHECK(vt_image_flip(&copy, pos) == 0, "flip");
+		CHECK(vt_dev_read(&d, 100 << img->log_bs, 4096, 0) == -EIO,
+		      "a block changed under the device read");
+		CHECK(vt_image_flip(&copy, pos) == 0, "flip back");
+		CHECK(vt_read_ok(&d, img, 100 << img->log_bs, 4096, 0),
+		      "the repaired block failed");
+		CHECK(vt_dev_counter(&d, "failures") == 1, "%llu failures, not 1",
+		      (unsigned long long)vt_dev_counter(&d, "failures"));
+		vt_dev_close(&d);
+	}
+	copy.data = NULL;
+	vt_image_destroy(&copy);
+}
+
+/* --backend: a bad value and, with pmem, --direct are refused; the stats
+ * name the backend. */
+static void test_backend_option(const struct vt_image *img,
+				const char *backend)
+{
+	const char *bad[] = { "backend=nvme", NULL };
+	const char *direct[] = { "direct", NULL };
+	char *json = NULL, want[64];
+	size_t size = 0;
+	struct vt_dev d;
+	FILE *f;
+
+	CHECK(vt_dev_open(&d, img->path, bad) == -EINVAL,
+	      "--backend=nvme accepted");
+	if (!strcmp(backend, "pmem"))
+		CHECK(vt_dev_open(&d, img->path, direct) == -EINVAL,
+		      "--direct accepted with --backend=pmem");
+	CHECK(vt_dev_open(&d, img->path, NULL) == 0, "open");
+	if (!d.ready)
+		return;
+	f = open_memstream(&json, &size);
+	CHECK(f, "open_memstream");
+	if (f) {
+		d.tgt.ops->stats_json(&d.tgt, f);
+		fclose(f);
+		snprintf(want, sizeof(want), "\"backend\": \"%s\"", backend);
+		CHECK(strstr(json, want), "stats without %s: %s", want, json);
+	}
+	free(json);
+	vt_dev_close(&d);
+}
+
+int main(int argc, char **argv)
+{
+	const char *backend = argc > 1 ? argv[1] : "file";
+	char backend_opt[32];
+
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* FAIL lines before a hang */
+	snprintf(backend_opt, sizeof(backend_opt), "backend=%s", backend);
+	vt_backend_opt = backend_opt;
+	printf("# backend %s\n", backend);
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;
@@ -445,6 +555,9 @@ int main(void)
 	test_bad_images(&img_b);
 	test_read_only(&img_b);
 	test_stop_on_corruption(&img_b);
+	test_truncated_under_device(&img_b);
+	test_changed_under_device(&img_b);
+	test_backend_option(&img_b, backend);
 	vt_image_destroy(&img_a);
 	vt_image_destroy(&img_b);
 	rmdir(dir);

@@ -20,6 +20,7 @@
 #include "verity_test.h"
 
 int vt_failures;
+const char *vt_backend_opt = "backend=file";
 
 static int vt_read_data(void *ctx, void *buf, size_t len, uint64_t off)
 {
@@ -194,6 +195,9 @@ int vt_dev_open_io(struct vt_dev *d, const char *image,
 	};
 	if (!d->tgt.priv)
 		return -ENOMEM;
+	ret = vt_dev_option(d, vt_backend_opt);
+	if (ret)
+		goto fail;
 	for (; opts && *opts; opts++) {
 		ret = vt_dev_option(d, *opts);
 		if (ret)
