@@ -76,7 +76,10 @@ int merkle_params_check(const struct merkle_params *p)
 	return 0;
 }
 
-/* Hash the zero-padded salt into h->salted; nothing for an empty salt. */
+/*
+ * Hash the zero-padded salt into h->salted (and h->sha256_salted when
+ * blocks go two at a time); nothing for an empty salt.
+ */
 static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
 				      const struct merkle_hash_alg *alg,
 				      const struct merkle_params *p)
@@ -84,14 +87,14 @@ static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
 	uint8_t padded[MERKLE_MAX_SALT_SIZE + 128] = { 0 };
 	size_t padded_size;
 
-	if (EVP_DigestInit_ex(h->salted, alg->md(), NULL) != 1)
-		return MERKLE_E_NOMEM;
-	if (p->salt_size == 0)
-		return 0;
 	padded_size = (p->salt_size + alg->input_block_size - 1) /
 		      alg->input_block_size * alg->input_block_size;
 	memcpy(padded, p->salt, p->salt_size);
-	if (EVP_DigestUpdate(h->salted, padded, padded_size) != 1)
+	if (h->two_at_once)
+		merkle_sha256_2x_init(&h->sha256_salted, padded, padded_size);
+	if (EVP_DigestInit_ex(h->salted, alg->md(), NULL) != 1)
+		return MERKLE_E_NOMEM;
+	if (padded_size && EVP_DigestUpdate(h->salted, padded, padded_size) != 1)
 		return MERKLE_E_NOMEM;
 	return 0;
 }
@@ -106,6 +109,8 @@ int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p)
 	alg = merkle_find_alg(p->hash_alg);
 	h->digest_size = alg->digest_size;
 	h->block_size = (size_t)1 << p->log_blocksize;
+	h->two_at_once = p->hash_alg == MERKLE_HASH_SHA256 &&
+			 merkle_sha256_2x_usable();
 	h->salted = EVP_MD_CTX_new();
 	h->work = EVP_MD_CTX_new();
 	if (!h->salted || !h->work) {
@@ -131,14 +136,25 @@ void merkle_hasher_destroy(struct merkle_hasher *h)
  * state, absorb one block, finish.  The caller zero-pads partial blocks.
  * EVP calls on a valid context fail only when OpenSSL cannot allocate
  * (EVP_MD_CTX_copy_ex() duplicates the provider state), hence
- * MERKLE_E_NOMEM.
+ * MERKLE_E_NOMEM.  With two_at_once, pairs of blocks go through
+ * merkle_sha256_2x_finup() and only an odd last block through EVP, as
+ * fs/verity/verify.c: fsverity_verify_pending_blocks() hashes two pending
+ * data blocks with sha256_finup_2x() and a lone one alone.
  */
 int merkle_hasher_hash_blocks(struct merkle_hasher *h, const void *data,
 			      size_t nblocks, uint8_t *out)
 {
 	const uint8_t *block = data;
+	size_t i = 0;
 
-	for (size_t i = 0; i < nblocks; i++) {
+	for (; h->two_at_once && i + 2 <= nblocks; i += 2) {
+		merkle_sha256_2x_finup(&h->sha256_salted, block,
+				       block + h->block_size, h->block_size,
+				       out, out + h->digest_size);
+		block += 2 * h->block_size;
+		out += 2 * h->digest_size;
+	}
+	for (; i < nblocks; i++) {
 		if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
 		    EVP_DigestUpdate(h->work, block, h->block_size) != 1 ||
 		    EVP_DigestFinal_ex(h->work, out, NULL) != 1)

@@ -16,16 +16,42 @@
 #include "merkle.h"
 
 /*
+ * SHA-256 of two messages at once on the x86 SHA extensions (sha256_2x.c),
+ * the kernel's sha256_finup_2x().  A prefix is the state after a whole
+ * number of 64-byte blocks (the padded salt).
+ */
+struct merkle_sha256_prefix {
+	uint32_t state[8];
+	uint64_t bytes;
+};
+
+/* Whether this CPU can run merkle_sha256_2x_*(). */
+bool merkle_sha256_2x_usable(void);
+/* The state after len bytes of data (a multiple of 64, maybe 0). */
+void merkle_sha256_2x_init(struct merkle_sha256_prefix *prefix,
+			   const uint8_t *data, size_t len);
+/* SHA-256(prefix || data0) and SHA-256(prefix || data1), each len bytes,
+ * len a multiple of 64. */
+void merkle_sha256_2x_finup(const struct merkle_sha256_prefix *prefix,
+			    const uint8_t *data0, const uint8_t *data1,
+			    size_t len, uint8_t out0[32], uint8_t out1[32]);
+
+/*
  * A salted block hasher (hash_algs.c).  The padded salt is hashed once into
  * 'salted'; each block then starts from a copy of that state, as
  * fsverity-utils does with its salted hash_init.  Both contexts are reused
- * for every block, so hashing a block allocates nothing of ours.
+ * for every block, so hashing a block allocates nothing of ours.  For
+ * SHA-256 on a CPU with the SHA extensions, blocks go two at a time
+ * through merkle_sha256_2x_finup() from sha256_salted instead, as the
+ * kernel's fsverity_verify_pending_blocks() does.
  */
 struct merkle_hasher {
 	EVP_MD_CTX *salted;	/* state after the padded salt */
 	EVP_MD_CTX *work;	/* per-block working state */
 	unsigned digest_size;
 	size_t block_size;
+	bool two_at_once;	/* merkle_sha256_2x_usable() and SHA-256 */
+	struct merkle_sha256_prefix sha256_salted;
 };
 
 int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p);

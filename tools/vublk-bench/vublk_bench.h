@@ -43,13 +43,15 @@ struct bench_rate {
 };
 
 /*
- * bench_sha.c: single-core throughput of merkle_hash_blocks() over bytes
- * bytes of the image's data (read outside the timed part); 0 on error
- * (after printing why).
+ * bench_sha.c: single-core throughput over bytes bytes of the image's
+ * data (read outside the timed part) of raw SHA-256 (OpenSSL, one block
+ * per call; {0, 0} unless the image's hash is SHA-256) and of
+ * merkle_hash_blocks().  0, or -errno (after printing why, except for
+ * -ERANGE: too little data to time).
  */
-int bench_sha_throughput(int fd, const struct merkle_params *p,
-			 uint64_t data_size, uint64_t bytes,
-			 struct bench_rate *rate);
+int bench_sha_limits(int fd, const struct merkle_params *p,
+		     uint64_t data_size, uint64_t bytes,
+		     struct bench_rate *raw, struct bench_rate *merkle);
 
 /* Monotonic seconds. */
 double bench_now(void);
