@@ -3,12 +3,16 @@
  * cmd_list.c - `vublk list [-n ID] [--json]`.
  *
  * Merges what the state file says (target, backing file...) with what the
- * kernel says (GET_DEV_INFO: state, server pid).  A device whose server
- * process is gone is "dead" whatever the kernel state: its I/O fails (the
- * driver aborted it) until `vublk del` removes it.  States: live, dead,
- * stopped (server alive, disk not started or already stopped), gone (a
- * state file without a kernel device), or the kernel's quiesced/fail-io.  With --json the
- * server's counters (ID.stats.json) are included as "stats".
+ * kernel says (GET_DEV_INFO: state, flags, server pid).  States: live;
+ * dead (the server process is gone: the driver aborted its I/O, which
+ * fails until `vublk del` removes it); quiesced or fail-io (the server of
+ * a device added with -r is gone and the kernel kept the device for a new
+ * one: ublk_drv.c quiesces it, or fails its I/O in fail mode, instead of
+ * stopping it -- `vublk recover` gives it one); stopped (server alive,
+ * disk not started or already stopped); gone (a state file without a
+ * kernel device).  Each state that needs the user says what to run (the
+ * hint).  With --json the server's counters (ID.stats.json) are included
+ * as "stats".
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,8 +29,29 @@ struct list_entry {
 	bool in_kernel;
 	struct ublksrv_ctrl_dev_info info;
 	const char *state;
+	const char *hint;	/* "run: vublk ..." or NULL */
+	char hint_text[64];
 	int pid;
 };
+
+/*
+ * The server of a device added with -r is gone and the kernel holds the
+ * device for a new one.  Any state but DEAD: ublk_drv.c quiesces the
+ * device (or sets FAIL_IO) once it sees the char device released, so
+ * there is a moment when it is still LIVE; `vublk recover` waits for it.
+ */
+static bool list_recoverable(const struct list_entry *e)
+{
+	return e->in_kernel && e->info.flags & UBLK_F_USER_RECOVERY &&
+	       e->info.state != UBLK_S_DEV_DEAD;
+}
+
+static void list_set_hint(struct list_entry *e, const char *cmd)
+{
+	snprintf(e->hint_text, sizeof(e->hint_text), "run: vublk %s -n %u",
+		 cmd, e->st.id);
+	e->hint = e->hint_text;
+}
 
 static void list_probe(struct ublk_ctrl *c, unsigned id, struct list_entry *e)
 {
@@ -37,11 +62,16 @@ static void list_probe(struct ublk_ctrl *c, unsigned id, struct list_entry *e)
 	e->in_kernel = ublk_ctrl_get_dev_info(c, id, &e->info) == 0;
 	e->pid = e->in_kernel && e->info.ublksrv_pid > 0 ?
 		 e->info.ublksrv_pid : e->st.pid;
-	if (!e->in_kernel)
+	if (!e->in_kernel) {
 		e->state = "gone";		/* stale state file */
-	else if (!vublk_server_alive(e->pid))
+	} else if (!vublk_server_alive(e->pid) && list_recoverable(e)) {
+		e->state = e->info.state == UBLK_S_DEV_FAIL_IO ? "fail-io" :
+			   "quiesced";
+		list_set_hint(e, "recover");
+	} else if (!vublk_server_alive(e->pid)) {
 		e->state = "dead";		/* server gone */
-	else if (e->info.state == UBLK_S_DEV_DEAD)
+		list_set_hint(e, "del");
+	} else if (e->info.state == UBLK_S_DEV_DEAD)
 		e->state = "stopped";		/* starting or stopping */
 	else
 		e->state = ublk_dev_state_name(e->info.state);
@@ -90,6 +120,15 @@ static void list_print_json(const struct list_entry *e, bool first)
 	vublk_json_string(stdout, e->st.log);
 	printf(", \"target_args\": ");
 	vublk_json_string(stdout, e->st.target_args);
+	printf(", \"recovery\": ");
+	vublk_json_string(stdout, e->in_kernel ?
+			  vublk_recovery_name(e->info.flags) :
+			  e->st.recovery[0] ? e->st.recovery : "none");
+	printf(", \"hint\": ");
+	if (e->hint)
+		vublk_json_string(stdout, e->hint);
+	else
+		printf("null");
 	printf(", \"stats\": ");
 	list_print_stats(stdout, e->st.id);
 	printf("}");
@@ -100,11 +139,12 @@ static void list_print_row(const struct list_entry *e)
 	char dev[32];
 
 	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
-	printf("%-4u %-13s %-7s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s\n",
+	printf("%-4u %-13s %-8s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s%s%s\n",
 	       e->st.id, dev, e->state, e->st.target[0] ? e->st.target : "?",
 	       e->st.size, e->st.queues, e->st.depth, e->pid,
 	       e->st.backing_file[0] ? e->st.backing_file : "?",
-	       e->st.log[0] ? "  log " : "", e->st.log);
+	       e->st.log[0] ? "  log " : "", e->st.log,
+	       e->hint ? "  " : "", e->hint ? e->hint : "");
 }
 
 int vublk_cmd_list(int argc, char **argv)
@@ -155,7 +195,7 @@ int vublk_cmd_list(int argc, char **argv)
 	if (json)
 		printf("[");
 	else
-		printf("%-4s %-13s %-7s %-6s %14s %6s %6s %8s  %s\n", "ID",
+		printf("%-4s %-13s %-8s %-6s %14s %6s %6s %8s  %s\n", "ID",
 		       "DEVICE", "STATE", "TARGET", "SIZE", "QUEUES", "DEPTH",
 		       "PID", "BACKING FILE");
 	for (i = 0; i < n; i++) {

@@ -67,11 +67,18 @@ static int recover_parse(struct recover_cmd *rc, int argc, char **argv)
 			rc->id = v;
 			have_id = true;
 		} else {
-			return recover_usage_error(c == ':' ?
-				"missing value for an option" : "unknown option");
+			vublk_error("recover: %s '%s' (usage: vublk recover -n ID [--foreground])",
+				    c == ':' ? "missing value for option" :
+				    "unknown option", argv[optind - 1]);
+			return -EINVAL;
 		}
 	}
-	if (optind < argc || !have_id)
+	if (optind < argc) {
+		vublk_error("recover: unexpected argument '%s' (usage: vublk recover -n ID [--foreground])",
+			    argv[optind]);
+		return -EINVAL;
+	}
+	if (!have_id)
 		return recover_usage_error("give the device with -n ID");
 	return 0;
 }

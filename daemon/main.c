@@ -22,6 +22,8 @@ void vublk_usage(FILE *f)
 		"       vublk recover -n ID [--foreground]\n"
 		"         a new server for a device added with -r whose server died\n"
 		"       vublk list [-n ID] [--json]\n"
+		"         devices and their state: live; dead (server gone: vublk del);\n"
+		"         quiesced (a -r device whose server died: vublk recover)\n"
 		"       vublk TYPE --help         target options\n"
 		"       vublk help | --version\n"
 		"\n"

@@ -88,8 +88,10 @@ int vublk_state_write(const struct vublk_state *st)
 		return -errno;
 	}
 	state_print(f, st);
-	/* Atomic: a reader sees the old file or the whole new one. */
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+	/* Atomic: a reader sees the old file or the whole new one.  A
+	 * write that failed before fclose() (a buffer flushed early, with
+	 * ENOSPC) is only in ferror(): never rename a cut file into place. */
+	if (ferror(f) | fclose(f) || rename(tmp, path) != 0) {
 		vublk_error("cannot write state file %s: %s", path,
 			    strerror(errno));
 		unlink(tmp);
@@ -107,6 +109,25 @@ static const char *json_skip_ws(const char *p)
 	return p;
 }
 
+/*
+ * The 4 hex digits of a \uXXXX escape at p; returns the last one, NULL if
+ * any is missing.  sscanf("%4x") would take 1 to 4 digits, and skipping 4
+ * after a file cut inside the escape stepped over the terminating NUL.
+ */
+static const char *json_parse_u4(const char *p, unsigned *u)
+{
+	int i;
+
+	*u = 0;
+	for (i = 0; i < 4; i++) {
+		if (!isxdigit((unsigned char)p[i]))
+			return NULL;
+		*u = *u << 4 | (unsigned)(isdigit((unsigned char)p[i]) ?
+			p[i] - '0' : (tolower((unsigned char)p[i]) - 'a' + 10));
+	}
+	return p + 3;
+}
+
 /* Parse a JSON string at p (at the quote) into out; NULL on error. */
 static const char *json_parse_string(const char *p, char *out, size_t len)
 {
@@ -121,10 +142,10 @@ static const char *json_parse_string(const char *p, char *out, size_t len)
 		if (c == '\\') {
 			c = *++p;
 			if (c == 'u') {
-				if (sscanf(p + 1, "%4x", &u) != 1 || u > 0x7f)
+				p = json_parse_u4(p + 1, &u);
+				if (!p || u > 0x7f)
 					return NULL;
 				c = (char)u;
-				p += 4;
 			} else if (c == 'n') {
 				c = '\n';
 			} else if (c == 't') {

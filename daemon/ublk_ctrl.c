@@ -88,49 +88,97 @@ static const char *ublk_ctrl_cmd_name(unsigned op)
 	}
 }
 
+/*
+ * A command's buffer is a heap copy of the caller's, named by the SQE's
+ * user_data.  A command we stop waiting for (timeout) is not cancelled: the
+ * driver runs it in io-wq (see above) and may still copy its answer out
+ * (GET_DEV_INFO, GET_PARAMS, ADD_DEV: copy_to_user() of header->addr) --
+ * into a caller's stack frame that would be gone by then, corrupting
+ * whatever runs there.  The copy stays allocated until its late CQE shows
+ * up (freed then, see ublk_ctrl_wait()), or until the process exits.
+ */
+/*
+ * Wait (bounded) for buf's command: 0 with its result in *res once its CQE
+ * is seen, else -errno and buf is still the kernel's.  Late CQEs of
+ * commands that timed out earlier are skipped and their buffers freed.
+ */
+static int ublk_ctrl_wait(struct ublk_ctrl *c, unsigned char *buf,
+			  unsigned op, unsigned timeout_s, int *res)
+{
+	struct __kernel_timespec ts = { .tv_sec = timeout_s };
+	unsigned char *done;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	for (;;) {
+		ret = io_uring_wait_cqe_timeout(&c->ring, &cqe, &ts);
+		if (ret == -EINTR)
+			continue;
+		if (ret == -ETIME) {
+			vublk_error("ublk control command %s did not complete in %u s: kernel ublk driver not responding",
+				    ublk_ctrl_cmd_name(op), timeout_s);
+			return -ETIMEDOUT;
+		}
+		if (ret < 0)
+			return ret;
+		done = io_uring_cqe_get_data(cqe);
+		*res = cqe->res;
+		io_uring_cqe_seen(&c->ring, cqe);
+		if (done == buf)
+			return 0;
+		free(done);	/* the answer of a command that timed out */
+	}
+}
+
 /* Issue one command and wait (bounded) for its result. */
 static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
-			 void *buf, unsigned len, uint64_t data0)
+			 void *data, unsigned len, uint64_t data0)
 {
 	/* END_USER_RECOVERY, like START_DEV, sleeps in the driver until
 	 * every queue fetched its tags (ublk_ctrl_end_recovery()). */
 	bool waits_for_queues = op == UBLK_CMD_START_DEV ||
 				op == UBLK_CMD_END_USER_RECOVERY;
-	unsigned timeout_s = waits_for_queues ?
-		UBLK_CTRL_TIMEOUT_START_S : UBLK_CTRL_TIMEOUT_S;
-	struct __kernel_timespec ts = { .tv_sec = timeout_s };
+	/* + 1: a pointer of its own (the CQE's name) even for len 0. */
+	unsigned char *buf = malloc(len + 1);
 	struct ublksrv_ctrl_cmd cmd = {
 		.dev_id = dev_id,
 		.queue_id = (uint16_t)-1,	/* not a queue command */
 		.len = len,
-		.addr = (uint64_t)(uintptr_t)buf,
 		.data = { data0 },
 	};
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&c->ring);
-	struct io_uring_cqe *cqe;
-	int ret;
+	int ret, res;
 
-	if (!sqe)
+	if (!buf)
+		return -ENOMEM;
+	if (!sqe) {
+		free(buf);
 		return -EBUSY;	/* one command at a time: cannot happen */
+	}
+	if (len) {
+		memcpy(buf, data, len);
+		cmd.addr = (uint64_t)(uintptr_t)buf;
+	}
 	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128: two slots */
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = c->fd;
 	sqe->cmd_op = op;
 	memcpy(sqe->cmd, &cmd, sizeof(cmd));
+	io_uring_sqe_set_data(sqe, buf);
 	ret = io_uring_submit(&c->ring);
-	if (ret < 0)
+	if (ret < 0) {
+		free(buf);
 		return ret;
-	ret = io_uring_wait_cqe_timeout(&c->ring, &cqe, &ts);
-	if (ret == -ETIME) {
-		vublk_error("ublk control command %s did not complete in %u s: kernel ublk driver not responding",
-			    ublk_ctrl_cmd_name(op), timeout_s);
-		return -ETIMEDOUT;
 	}
+	ret = ublk_ctrl_wait(c, buf, op, waits_for_queues ?
+			     UBLK_CTRL_TIMEOUT_START_S : UBLK_CTRL_TIMEOUT_S,
+			     &res);
 	if (ret < 0)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(&c->ring, cqe);
-	return ret < 0 ? ret : 0;
+		return ret;	/* still in flight: buf is the kernel's */
+	if (len)
+		memcpy(data, buf, len);
+	free(buf);
+	return res < 0 ? res : 0;
 }
 
 int ublk_ctrl_add_dev(struct ublk_ctrl *c, struct ublksrv_ctrl_dev_info *info)

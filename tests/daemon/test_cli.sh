@@ -61,6 +61,17 @@ expect_error "unexpected argument 'extra'" add -t loop -f "$T/disk.img" extra
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "give exactly one of -n ID and -a" del
 expect_error "bad -n (device id) value 'x'" del -n x
+# vublk recover: usage errors before the kernel is asked; the rest (no such
+# device, a device added without -r) is tests/kernel-tests/recovery.
+expect_error "vublk: $ctl" recover -n 0
+expect_error "recover: give the device with -n ID" recover
+expect_error "recover: give the device with -n ID" recover --foreground
+expect_error "bad -n (device id) value 'x'" recover -n x
+expect_error "bad -n (device id) value '-3'" recover -n -3
+expect_error "bad -n (device id) value '1048576'" recover -n 1048576
+expect_error "recover: missing value for option '-n'" recover -n
+expect_error "recover: unknown option '--bogus'" recover -n 1 --bogus
+expect_error "recover: unexpected argument 'extra'" recover -n 1 extra
 
 # Help and version succeed and print to stdout.
 for args in help --version "loop --help" "add -t loop --help"; do

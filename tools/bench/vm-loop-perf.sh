@@ -2,24 +2,33 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # vm-loop-perf.sh: what the ublk path costs.  In ONE guest of the VM lab
 # (tests/vm/run), the same fio jobs run against a file on the scratch
-# disk's ext4 (O_DIRECT: the raw disk through the filesystem) and against
-# a vublk loop device backed by that same file, buffered (the default) and
-# with --direct; prints IOPS / MB/s and each device's ratio to the file.
+# disk's ext4 (O_DIRECT: the raw disk through the filesystem), against a
+# vublk loop device backed by that same file, buffered (the default) and
+# with --direct, and against the kernel's own loop driver on the file
+# (buffered, and --direct-io=on); prints IOPS / MB/s and each device's
+# ratio to the file.  Before that it prints what explains the 1 MiB
+# numbers: the guest's memory copy bandwidth (a read of a tmpfs file: one
+# copy_to_user() per byte, the copy ublk adds), measured just before each
+# 1 MiB run, and each device's queue limits; after each read run, the
+# average request size the device saw.
 # This is a benchmark, not a test; results and commands: docs/PERFORMANCE.md.
 #
 # Usage (from the repo, on the host):
 #   tools/bench/vm-loop-perf.sh [-q QUEUES] [-d DEPTH] [-j FIO_JOBS]
 #                               [-t SECONDS] [--qd QD] [--size MIB]
+#                               [--alt-build DIR]
 #   -q   device queues (default 2)       -d  device depth (default 128)
 #   -j   fio jobs per workload (default 1) -t seconds per run (default 5)
 #   --qd fio iodepth of the 4 KiB jobs (default 32; 1 MiB reads use 4)
 #   --size backing file MiB (default 1024)
+#   --alt-build DIR  also measure DIR/daemon/vublk --direct (another build,
+#        e.g. one with a different per-request buffer) in the same guest
 # Environment: VUBLK_BUILD (default build).  Inside the VM (VUBLK_IN_VM=1)
 # it runs the measurements itself.
 set -uo pipefail
 
 ME=tools/bench/vm-loop-perf.sh
-QUEUES=2 DEPTH=128 JOBS=1 SECS=5 QD=32 SIZE_MIB=1024
+QUEUES=2 DEPTH=128 JOBS=1 SECS=5 QD=32 SIZE_MIB=1024 ALT_BUILD=
 
 die() { echo "$ME: error: $*" >&2; exit 1; }
 
@@ -37,6 +46,8 @@ parse_args() {
 		-t) SECS=$2; shift 2 ;;
 		--qd) QD=$2; shift 2 ;;
 		--size) SIZE_MIB=$2; shift 2 ;;
+		--alt-build) ALT_BUILD=$(realpath "$2") || die "--alt-build '$2': no such directory"
+			shift 2 ;;
 		-h|--help) usage ;;
 		*) echo "$ME: unknown argument '$1'" >&2; usage ;;
 		esac
@@ -47,17 +58,38 @@ parse_args() {
 	done
 }
 
+# blk_name TARGET: the block device whose /sys/block/NAME/stat counts
+# TARGET's requests (for a file: the disk under its filesystem).
+blk_name() {
+	local dev=$1
+	[ -b "$dev" ] || dev=$(findmnt -no SOURCE --target "$dev")
+	dev=$(basename "$(readlink -f "$dev")")
+	# A partition counts in its own stat file too; keep it.
+	echo "$dev"
+}
+
+# blk_reads NAME: "reads-completed sectors-read" of /sys/class/block/NAME.
+blk_reads() { awk '{ print $1, $3 }' "/sys/class/block/$1/stat"; }
+
 # fio_run NAME TARGET RW BS QD: one time-based fio run on TARGET; prints
-# IOPS for 4 KiB jobs, MB/s for the 1 MiB one.
+# IOPS for 4 KiB jobs, MB/s for the 1 MiB one.  For reads, the average
+# request size TARGET's block device saw goes to stderr.
 fio_run() {
-	local name=$1 target=$2 rw=$3 bs=$4 qd=$5 out
+	local name=$1 target=$2 rw=$3 bs=$4 qd=$5 out blk before after
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	out=$(fio --name="$name" --filename="$target" --size=${SIZE_MIB}M \
+	blk=$(blk_name "$target")
+	before=$(blk_reads "$blk")
+	out=$(fio --name="$name" --filename="$target" --size="${SIZE_MIB}M" \
 		--rw="$rw" --bs="$bs" --iodepth="$qd" --numjobs="$JOBS" \
 		--ioengine=io_uring --direct=1 --time_based --runtime="$SECS" \
 		--ramp_time=1 --group_reporting --randrepeat=0 --norandommap \
 		--output-format=json) || die "fio $name on $target failed"
+	after=$(blk_reads "$blk")
+	[[ $rw == *read ]] && awk -v b="$before" -v a="$after" -v d="$blk" 'BEGIN {
+		split(b, x); split(a, y); n = y[1] - x[1]
+		if (n > 0) printf "    %s: %d reads, %.0f KiB each\n", d, n, (y[2] - x[2]) / 2 / n
+	}' >&2
 	python3 -c '
 import json, sys
 job = json.loads(sys.argv[1])["jobs"][0]
@@ -67,43 +99,99 @@ print("%.0f" % (io["iops"] if sys.argv[3] != "1M" else io["bw_bytes"] / 1e6))
 }
 
 WORKLOADS=("randread 4k" "randwrite 4k" "read 1M")
+LABELS=()		# measured configurations, in order
+declare -A HEADER	# label -> table header
+declare -A MEMCPY	# label -> guest memcpy MB/s just before its 1 MiB read
 
-# measure LABEL TARGET: every workload on TARGET into RESULT[LABEL,i].
+# measure LABEL HEADER TARGET: every workload on TARGET into RESULT[LABEL,i].
 declare -A RESULT
 measure() {
-	local label=$1 target=$2 i rw bs qd
+	local label=$1 target=$3 i rw bs qd
+	LABELS+=("$label")
+	HEADER[$label]=$2
+	show_limits "$target"
 	for i in "${!WORKLOADS[@]}"; do
 		read -r rw bs <<<"${WORKLOADS[$i]}"
 		qd=$QD
 		[ "$bs" = 1M ] && qd=4
+		# The host's load changes by the minute: the copy bandwidth
+		# that bounds a 1 MiB read is measured next to it.
+		[ "$bs" = 1M ] && MEMCPY[$label]=$(memcpy_mbps)
 		RESULT[$label,$i]=$(fio_run "$label-$rw" "$target" "$rw" "$bs" "$qd") || exit 1
 		echo "  $label $rw $bs QD$qd: ${RESULT[$label,$i]}" >&2
 	done
 }
 
-# ublk_measure LABEL [LOOP OPTIONS]: a loop device on the file, measured.
+# show_limits TARGET: the queue limits that decide how a 1 MiB read is cut.
+show_limits() {
+	local q f line=
+	q=/sys/class/block/$(blk_name "$1")/queue
+	[ -d "$q" ] || q=$(dirname "$(readlink -f "$q")")/../queue
+	for f in max_sectors_kb max_hw_sectors_kb max_segments max_segment_size \
+		optimal_io_size read_ahead_kb nr_requests; do
+		line+=" $f=$(cat "$q/$f" 2>/dev/null || echo ?)"
+	done
+	echo "  limits of $(blk_name "$1"):$line" >&2
+}
+
+# ublk_measure LABEL HEADER VUBLK [LOOP OPTIONS]: a vublk loop device on
+# the file, measured.
 ublk_measure() {
-	local label=$1 dev
-	shift
-	dev=$("$VUBLK" add -t loop -f "$FILE" -q "$QUEUES" -d "$DEPTH" "$@") ||
-		die "vublk add -t loop -f $FILE $* failed"
-	measure "$label" "$dev"
-	"$VUBLK" del -n "${dev#/dev/ublkb}" || die "vublk del of $dev failed"
+	local label=$1 header=$2 vublk=$3 dev
+	shift 3
+	dev=$("$vublk" add -t loop -f "$FILE" -q "$QUEUES" -d "$DEPTH" "$@") ||
+		die "$vublk add -t loop -f $FILE $* failed"
+	measure "$label" "$header" "$dev"
+	"$vublk" del -n "${dev#/dev/ublkb}" || die "vublk del of $dev failed"
+}
+
+# kloop_measure LABEL HEADER [LOSETUP OPTIONS]: the kernel loop driver.
+kloop_measure() {
+	local label=$1 header=$2 dev
+	shift 2
+	dev=$(losetup -f --show "$@" "$FILE") || die "losetup $* $FILE failed"
+	measure "$label" "$header" "$dev"
+	losetup -d "$dev" || die "losetup -d $dev failed"
+}
+
+# memcpy_mbps: MB/s of reading a page-cached tmpfs file: the kernel's
+# copy_to_user(), i.e. the guest's memcpy, on one vCPU.
+memcpy_mbps() {
+	local f=/tmp/vm-loop-perf-memcpy
+	[ -e "$f" ] || head -c 128M /dev/zero >"$f" || die "cannot fill $f"
+	dd if="$f" of=/dev/null bs=1M 2>&1 | awk '/copied/ {
+		for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1)
+		printf "%.0f", $1 / s / 1e6 }'
 }
 
 print_table() {
-	local i rw bs unit raw
-	printf '%-16s %-6s %12s %18s %18s\n' workload unit "file O_DIRECT" \
-		"ublk loop" "ublk loop --direct"
+	local i rw bs unit raw label
+	printf '%-14s %-5s' workload unit
+	for label in "${LABELS[@]}"; do
+		printf ' %18s' "${HEADER[$label]}"
+	done
+	echo
 	for i in "${!WORKLOADS[@]}"; do
 		read -r rw bs <<<"${WORKLOADS[$i]}"
 		unit=IOPS
 		[ "$bs" = 1M ] && unit=MB/s
 		raw=${RESULT[raw,$i]}
-		printf '%-16s %-6s %12s %10s (%4s) %10s (%4s)\n' "$rw $bs" $unit "$raw" \
-			"${RESULT[loop,$i]}" "$(awk -v a="${RESULT[loop,$i]}" -v b="$raw" 'BEGIN { printf "%.2f", a / b }')" \
-			"${RESULT[direct,$i]}" "$(awk -v a="${RESULT[direct,$i]}" -v b="$raw" 'BEGIN { printf "%.2f", a / b }')"
+		printf '%-14s %-5s' "$rw $bs" $unit
+		for label in "${LABELS[@]}"; do
+			if [ "$label" = raw ]; then
+				printf ' %18s' "$raw"
+			else
+				printf ' %11s (%4s)' "${RESULT[$label,$i]}" \
+					"$(awk -v a="${RESULT[$label,$i]}" -v b="$raw" 'BEGIN { printf "%.2f", a / b }')"
+			fi
+		done
+		echo
 	done
+	printf '%-14s %-5s' "guest memcpy" MB/s
+	for label in "${LABELS[@]}"; do
+		printf ' %18s' "${MEMCPY[$label]}"
+	done
+	echo
 }
 
 guest_main() {
@@ -112,16 +200,20 @@ guest_main() {
 	[ -e /dev/ublk-control ] || die "no /dev/ublk-control: ublk_drv is not loaded"
 	FILE=${VUBLK_SCRATCH:?}/loop-perf.img
 	# Real blocks, not holes: reads of a hole cost the disk nothing.
-	fio --name=fill --filename="$FILE" --size=${SIZE_MIB}M --rw=write --bs=1M \
+	fio --name=fill --filename="$FILE" --size="${SIZE_MIB}M" --rw=write --bs=1M \
 		--ioengine=io_uring --direct=1 --iodepth=8 >/dev/null ||
 		die "cannot fill $FILE"
 	echo "guest: $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)," \
 		"scratch $(findmnt -no SOURCE,FSTYPE "$VUBLK_SCRATCH" | tr '\n' ' ')," \
 		"file ${SIZE_MIB} MiB; vublk -q $QUEUES -d $DEPTH; fio $(fio --version)" \
 		"io_uring direct=1, $JOBS job(s), ${SECS} s + 1 s ramp per run, QD $QD (1 MiB: QD 4)" >&2
-	measure raw "$FILE"
-	ublk_measure loop
-	ublk_measure direct --direct
+	measure raw "file O_DIRECT" "$FILE"
+	ublk_measure loop "ublk loop" "$VUBLK"
+	ublk_measure direct "ublk loop --direct" "$VUBLK" --direct
+	[ -z "$ALT_BUILD" ] || ublk_measure alt "alt --direct" \
+		"$ALT_BUILD/daemon/vublk" --direct
+	kloop_measure kloop "kernel loop"
+	kloop_measure kloopdio "kernel loop dio" --direct-io=on
 	print_table
 }
 
@@ -130,5 +222,5 @@ if [ -n "${VUBLK_IN_VM:-}" ]; then
 	guest_main
 else
 	cd "$(dirname "$0")/../.." || exit 1
-	exec tests/vm/run --timeout 900 -- "$ME" "$@"
+	exec tests/vm/run --timeout 2400 -- "$ME" "$@"
 fi
