@@ -77,29 +77,52 @@ static uint64_t pmem_bit_span(unsigned int from, unsigned int to)
 		(~UINT64_C(0) << from);
 }
 
+/* Set @bits in chunk word @w, then its summary bit (see the ordering
+ * above: release, after the copy). */
+static void pmem_dirty_mark_word(struct pmem_dirty_map *dirty, uint64_t w,
+				 uint64_t bits)
+{
+	atomic_fetch_or_explicit(&dirty->chunk_words[w], bits,
+				 memory_order_release);
+	atomic_fetch_or_explicit(&dirty->summary_words[w / BITS_PER_WORD],
+				 UINT64_C(1) << (w % BITS_PER_WORD),
+				 memory_order_release);
+}
+
+/*
+ * A request of up to a few MiB lies within one chunk word (64 chunks,
+ * 4 MiB), so the common case is one pair of bit-sets, without the loop.
+ * Every request still takes both atomics, even when its chunk is already
+ * dirty: skipping them after a plain load would let a concurrent flush
+ * take the bit before this write's stores were visible to it (the
+ * store-buffering pattern; the kernel's mark_buffer_dirty() needs an
+ * smp_mb() before its own "already dirty?" test for the same reason), and
+ * a full fence costs what the atomic costs.  See docs/PERFORMANCE.md.
+ */
 void pmem_dirty_mark(struct pmem_dirty_map *dirty, uint64_t off,
 		     uint64_t len)
 {
-	uint64_t first, last;
+	uint64_t first, last, first_word, last_word;
 
 	if (len == 0)
 		return;
 	first = off >> PMEM_DIRTY_CHUNK_SHIFT;
 	last = (off + len - 1) >> PMEM_DIRTY_CHUNK_SHIFT;
-	for (uint64_t w = first / BITS_PER_WORD; w <= last / BITS_PER_WORD;
-	     w++) {
-		unsigned int from = w == first / BITS_PER_WORD ?
-			first % BITS_PER_WORD : 0;
-		unsigned int to = w == last / BITS_PER_WORD ?
-			last % BITS_PER_WORD : BITS_PER_WORD - 1;
-
-		atomic_fetch_or_explicit(&dirty->chunk_words[w],
-					 pmem_bit_span(from, to),
-					 memory_order_release);
-		atomic_fetch_or_explicit(&dirty->summary_words[w / BITS_PER_WORD],
-					 UINT64_C(1) << (w % BITS_PER_WORD),
-					 memory_order_release);
+	first_word = first / BITS_PER_WORD;
+	last_word = last / BITS_PER_WORD;
+	if (first_word == last_word) {
+		pmem_dirty_mark_word(dirty, first_word,
+				     pmem_bit_span(first % BITS_PER_WORD,
+						   last % BITS_PER_WORD));
+		return;
 	}
+	pmem_dirty_mark_word(dirty, first_word,
+			     pmem_bit_span(first % BITS_PER_WORD,
+					   BITS_PER_WORD - 1));
+	for (uint64_t w = first_word + 1; w < last_word; w++)
+		pmem_dirty_mark_word(dirty, w, ~UINT64_C(0));
+	pmem_dirty_mark_word(dirty, last_word,
+			     pmem_bit_span(0, last % BITS_PER_WORD));
 }
 
 /* A run of dirty chunks being gathered into one msync() call. */

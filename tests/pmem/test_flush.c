@@ -144,6 +144,11 @@ static void check_page_bookkeeping(struct pmem_dev *dev)
 	write_at(dev, 100 * CHUNK + 5, 2 * CHUNK);
 	flush_expect(dev, { 5, 3 }, { 100, 3 });
 
+	/* A zero over whole bitmap words and parts of two more: chunks
+	 * 60..200 are words 0 (part), 1 and 2 (whole) and 3 (part). */
+	CHECK_OK(pmem_zero(dev, 60 * CHUNK + 7, 140 * CHUNK));
+	flush_expect(dev, { 60, 141 });
+
 	/* The partial last chunk is persisted up to the device's end only. */
 	write_at(dev, DEV_SIZE - 1, 1);
 	flush_expect(dev, { NR_CHUNKS - 1, 1 });
