@@ -804,6 +804,7 @@ static void ublk_server_write_stats(const struct vublk_server *s)
 {
 	const char *path = s->cfg->stats_path;
 	char tmp[4096];
+	bool written;
 	FILE *f;
 
 	if (!path || !path[0])
@@ -813,7 +814,10 @@ static void ublk_server_write_stats(const struct vublk_server *s)
 	if (!f)
 		return;	/* counters are best effort; I/O goes on */
 	ublk_server_stats_json(s, f);
-	if (fclose(f) == 0 && rename(tmp, path) == 0)
+	/* A write error (e.g. ENOSPC on /run) must not replace a good file
+	 * with a cut one: ferror() covers the fprintf()s, fclose() the flush. */
+	written = !ferror(f);
+	if (fclose(f) == 0 && written && rename(tmp, path) == 0)
 		return;
 	unlink(tmp);
 }
