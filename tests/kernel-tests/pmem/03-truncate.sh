@@ -5,12 +5,7 @@
 # up and live, and reads below the end still return the data.
 . "$(dirname "$0")/lib.sh"
 
-IMG=$(pmem_file disk.img 64)
-vublk_add -t pmem -f "$IMG"
-PID=$(server_pid "$ID")
-head -c 4M /dev/urandom >"$T/data"
-dd if="$T/data" of="$DEV" bs=1M oflag=direct status=none ||
-	fail "writing 4 MiB to $DEV failed"
+pmem_device_with_data 64
 
 truncate -s 32M "$IMG" || fail "truncate of $IMG failed"
 # 40 MiB: past the new end, inside the device.
@@ -26,8 +21,7 @@ dd if="$DEV" of=/dev/null bs=8k skip=$((32 * 1048576 - 4096)) count=1 \
 	iflag=direct,skip_bytes 2>/dev/null &&
 	fail "a read straddling the new end succeeded"
 
-kill -0 "$PID" 2>/dev/null || fail "the server (pid $PID) died"
-[ "$(device_state "$ID")" = live ] || fail "device $ID is $(device_state "$ID"), not live"
+check_still_up "$PID" "$ID" "after the truncation"
 dd if="$DEV" of="$T/back" bs=1M count=4 iflag=direct status=none ||
 	fail "reading below the truncated end failed"
 cmp -s "$T/data" "$T/back" || fail "data below the truncated end changed"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Shared by the pmem kernel tests (sourced, not run): the ublk group's
-# helpers (vublk_add, device_state, device_counter, wait_until, ...) plus
-# backing files on the lab's DAX filesystem.  tests/vm/run-kernel-tests
+# helpers (vublk_add, device_json, device_log, device_counter, wait_until,
+# ...) plus backing files on the lab's DAX filesystem.  tests/vm/run-kernel-tests
 # boots the 'pmem' group with --pmem --pmem-dax: VUBLK_PMEM_DEV is the raw
 # /dev/pmem0 and VUBLK_PMEM_DIR an ext4 -o dax mount on it, where libpmem2
 # maps files with CACHE_LINE granularity (MAP_SYNC).
@@ -28,19 +28,20 @@ pmem_file() {
 	echo "$f"
 }
 
-# The JSON of device $1 from `vublk list` (one line).
-device_json() {
-	"$VUBLK" list -n "$1" --json
+# pmem_device_with_data MIB: a pmem device (DEV, ID, server PID) on a new
+# file IMG of MIB MiB, with 4 MiB of random data ($T/data) at offset 0.
+pmem_device_with_data() {
+	IMG=$(pmem_file disk.img "$1")
+	vublk_add -t pmem -f "$IMG"
+	PID=$(server_pid "$ID")
+	head -c 4M /dev/urandom >"$T/data"
+	dd if="$T/data" of="$DEV" bs=1M oflag=direct status=none ||
+		fail "writing 4 MiB to $DEV failed"
 }
 
 # device_stats_have ID TEXT: the stats of `vublk list` contain TEXT.
 device_stats_have() {
 	device_json "$1" | grep -qF -- "$2"
-}
-
-# The server log file of device $1.
-device_log() {
-	device_json "$1" | sed -n 's/.*"log": "\([^"]*\)".*/\1/p' | head -n 1
 }
 
 # expect_granularity ID NAME: the server's start-up log line and its

@@ -2,57 +2,57 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # 64 devices at once (ublk_drv's ublks_max default; on 6.12 with the
 # "limit only unprivileged ublk devices" change it caps only unprivileged
-# devices, so root could add more), added by concurrent `vublk add`s, all
-# live and serving, removed by one `vublk del -a`; then concurrent add/del
-# cycles across all the ids.  Across the cycles nothing may leak: open
-# files of the system, memory, ublk char devices, server processes, state
-# files.
+# devices, so root could add more), in rounds: concurrent `vublk add`s
+# without -n take ids 0..COUNT-1, every device is live and serves a read,
+# then concurrent `vublk del -n`s remove three quarters of them and one
+# `vublk del -a` the rest.  A warm-up round of WARMUP devices fills caches and slabs;
+# then rounds of 64 (128 add and del operations each), at least one and
+# at most ROUNDS, each only while the rounds so far leave it time within
+# BUDGET seconds: under TCG on a busy host a round takes 1-7 minutes
+# (every add and del is a process start and a device set-up or tear-down,
+# all CPU-bound), on an idle one well under a minute, so the test ends in
+# bounded time and does as many operations as the machine allows (it
+# prints how many).  Across the rounds nothing may leak: open files of the
+# system and of the processes that remain, memory, ublk ids and char
+# devices, server processes, state files.
 . "$(dirname "$0")/lib.sh"
 need_cmd timeout pgrep python3
 N=64
+WARMUP=8
+ROUNDS=4
+BUDGET=400
 WORKERS=4		# concurrent `vublk add`/`vublk del` streams
-CYCLES=150		# add/del cycles in all, or until CYCLE_SECONDS passed
-CYCLE_SECONDS=45
 MEM_SLACK_KB=$((24 << 10))	# MemAvailable may drift this much
-FILES_SLACK=8			# and the allocated file handles this much,
-				# once the dead servers' files are released
+FILES_SLACK=8			# and the allocated file handles and the
+				# processes' open fds this much, once the
+				# dead servers' files are released
 
-for i in $(seq 0 $((N - 1))); do
-	truncate -s 4M "$T/disk$i.img" || fail "cannot create $T/disk$i.img"
-done
+truncate -s 4M "$T"/disk{0..63}.img || fail "cannot create the backing files in $T"
 
-# add_worker W: add the devices W, W + WORKERS, ... below N.
+# add_worker W ROUND COUNT: add the backing files W, W + WORKERS, ...
+# below COUNT, ids chosen by the driver, ROUND % NR_CPUS + 1 queues each.
 add_worker() {
-	local id
-	for ((id = $1; id < N; id += WORKERS)); do
-		vublk_add -t loop -f "$T/disk$id.img" -n $id -q 1 -d 16
+	local i
+	for ((i = $1; i < $3; i += WORKERS)); do
+		vublk_add -t loop -f "$T/disk$i.img" -q $(($2 % NR_CPUS + 1)) -d 16
 	done
 }
 
-# cycle_worker W QUOTA END: add, read, del device ids W, W + WORKERS, ...
-# (round robin below N), QUOTA times or until SECONDS reaches END; prints
-# the number of cycles done.
-cycle_worker() {
-	local w=$1 quota=$2 end=$3 done=0 id=$1
-	while [ $done -lt "$quota" ] && [ $SECONDS -lt "$end" ]; do
-		vublk_add -t loop -f "$T/disk$id.img" -n $id -q $((done % NR_CPUS + 1)) -d 32
-		[ "$ID" = $id ] || fail "vublk add -n $id gave $DEV"
-		timeout 30 dd if="$DEV" of=/dev/null bs=4k count=4 iflag=direct status=none ||
-			fail "cycle $done of worker $w: reading $DEV failed"
-		timeout 60 "$VUBLK" del -n $id || fail "cycle $done of worker $w: vublk del -n $id failed"
-		done=$((done + 1))
-		id=$(((id + WORKERS) % N))
+# del_worker W COUNT: delete the ids W, W + WORKERS, ... below 3/4 COUNT.
+del_worker() {
+	local id
+	for ((id = $1; id < $2 * 3 / 4; id += WORKERS)); do
+		"$VUBLK" del -n $id || fail "vublk del -n $id failed"
 	done
-	echo $done
 }
 
 # run_workers FUNCTION ARGS...: FUNCTION W ARGS... for every worker W at
-# once; fails if one failed; their outputs go to $T/worker.W.
+# once; fails if one failed.
 run_workers() {
 	local fn=$1 w pids=()
 	shift
 	for ((w = 0; w < WORKERS; w++)); do
-		"$fn" $w "$@" >"$T/worker.$w" &
+		"$fn" $w "$@" &
 		pids+=($!)
 	done
 	for ((w = 0; w < WORKERS; w++)); do
@@ -60,72 +60,102 @@ run_workers() {
 	done
 }
 
-# 1. N devices at once, all live and serving.
-run_workers add_worker
-step "$N devices added"
-[ "$(ublk_disks | wc -w)" -eq $N ] || fail "expected $N block devices, have $(ublk_disks | wc -w)"
-check_list_json $N
-"$VUBLK" list --json | python3 -c '
+# check_all_serving COUNT: ids 0..COUNT-1 exactly, every device live and
+# serving a read, one server each.
+check_all_serving() {
+	[ "$(server_count)" -eq "$1" ] || fail "$(server_count) server processes for $1 devices"
+	"$VUBLK" list --json | python3 -c '
 import json, os, sys, mmap
+n = int(sys.argv[1])
 devs = json.load(sys.stdin)
+ids = sorted(d["id"] for d in devs)
+if ids != list(range(n)):
+    sys.exit("ids are %s, not 0..%d: an id leaked" % (ids, n - 1))
 bad = [d["id"] for d in devs if d["state"] != "live"]
 if bad:
     sys.exit("devices not live: %s" % bad)
 buf = mmap.mmap(-1, 4096)
 for d in devs:
+    if d["device"] != "/dev/ublkb%d" % d["id"]:
+        sys.exit("device %d is %s" % (d["id"], d["device"]))
     fd = os.open(d["device"], os.O_RDONLY | os.O_DIRECT)
     if os.readv(fd, [buf]) != 4096:
         sys.exit("short read from " + d["device"])
     os.close(fd)
-' || fail "not every one of the $N devices is live and serving"
-[ "$(server_count)" -eq $N ] || fail "$(server_count) server processes for $N devices"
-timeout 120 "$VUBLK" del -a || fail "vublk del -a of $N devices failed"
-step "$N devices deleted"
-[ -z "$(ublk_disks)" ] || fail "block devices left after del -a: $(ublk_disks)"
-[ -z "$(ls /sys/class/ublk-char/ 2>/dev/null)" ] || fail "char devices left after del -a"
+' "$1" || fail "not all of the $1 devices are live and serving (above)"
+}
 
-# What the system holds (sets FILES, MEM, CHARS, SERVERS, STATES and
-# SNAPSHOT, their summary).  Taken after the first round, which warmed up
-# caches and slabs, and with the page cache dropped.
+# check_none_left: no device of any kind remains.
+check_none_left() {
+	[ -z "$(ublk_disks)" ] || fail "block devices left: $(ublk_disks)"
+	[ -z "$(ls /sys/class/ublk-char/ 2>/dev/null)" ] || fail "char devices left: $(ls /sys/class/ublk-char/)"
+	[ "$(server_count)" -eq 0 ] || fail "server processes left: $(pgrep -a -x vublk)"
+	[ -z "$(ls "$RUN_DIR"/*.json 2>/dev/null)" ] || fail "state files left: $(ls "$RUN_DIR")"
+}
+
+# round R COUNT: COUNT devices at once, then all deleted: three quarters
+# by concurrent del -n, the rest by one del -a (which stops its devices
+# one after another: the slow way under TCG).
+round() {
+	local start=$SECONDS
+	run_workers add_worker "$1" "$2"
+	step "round $1: $2 devices added"
+	check_all_serving "$2"
+	run_workers del_worker "$2"
+	timeout 120 "$VUBLK" del -a || fail "round $1: vublk del -a failed"
+	check_none_left
+	step "round $1: $2 devices served and deleted in $((SECONDS - start)) s"
+	LAST_ROUND_SECONDS=$((SECONDS - start))
+}
+
+# What the system holds (sets FILES, FDS, MEM and SNAPSHOT, their summary),
+# with the page cache dropped.  FDS: the open fds of every process, this
+# shell's included (the same ones each time).
 snapshot() {
+	local fds
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	FILES=$(cut -f 1 /proc/sys/fs/file-nr)
+	fds=(/proc/[0-9]*/fd/*)
+	FDS=${#fds[@]}
 	MEM=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
-	CHARS=$(ls /sys/class/ublk-char/ 2>/dev/null | wc -l)
-	SERVERS=$(server_count)
-	STATES=$(ls "$RUN_DIR"/*.json 2>/dev/null | wc -l)
-	SNAPSHOT="files $FILES, MemAvailable $MEM kB, ublk char devices $CHARS, servers $SERVERS, state files $STATES"
+	SNAPSHOT="allocated files $FILES, open fds $FDS, MemAvailable $MEM kB"
 }
-snapshot
-files0=$FILES mem0=$MEM
-step "before the cycles: $SNAPSHOT"
 
-# 2. add/read/del cycles over every id, WORKERS at a time.
-run_workers cycle_worker $((CYCLES / WORKERS)) $((SECONDS + CYCLE_SECONDS))
-cycles=0
-for f in "$T"/worker.*; do cycles=$((cycles + $(cat "$f"))); done
-step "$cycles add/del cycles done"
-[ "$cycles" -ge $WORKERS ] || fail "only $cycles add/del cycles ran"
+round 0 $WARMUP
+snapshot
+files0=$FILES fds0=$FDS mem0=$MEM
+step "after the warm-up round: $SNAPSHOT"
+start=$SECONDS
+round 1 $N
+for ((r = 2; r <= ROUNDS; r++)); do
+	[ $((SECONDS - start + LAST_ROUND_SECONDS)) -le $BUDGET ] || break
+	round $r $N
+done
+ROUNDS=$((r - 1))
+OPS=$((2 * (WARMUP + ROUNDS * N)))
 
 # A dead server's memory, io_uring and files are released asynchronously
 # (io_uring/io_uring.c: io_ring_exit_work(), fs/file_table.c: delayed
 # fput), so give them a bounded while to come back.
 settled() {
 	snapshot
-	[ $((FILES - files0)) -le $FILES_SLACK ] && [ $((mem0 - MEM)) -le $MEM_SLACK_KB ]
+	[ $((FILES - files0)) -le $FILES_SLACK ] && [ $((FDS - fds0)) -le $FILES_SLACK ] &&
+		[ $((mem0 - MEM)) -le $MEM_SLACK_KB ]
 }
 for _ in $(seq 30); do
 	settled && break
 	sleep 1
 done
-step "after the cycles:  $SNAPSHOT"
-[ "$CHARS" -eq 0 ] || fail "$CHARS ublk char devices left"
-[ "$SERVERS" -eq 0 ] || fail "server processes left: $(pgrep -a -x vublk)"
-[ "$STATES" -eq 0 ] || fail "state files left: $(ls "$RUN_DIR")"
-[ -z "$(ublk_disks)" ] || fail "block devices left: $(ublk_disks)"
+step "after $ROUNDS rounds of $N ($OPS add and del operations in all): $SNAPSHOT"
 [ $((FILES - files0)) -le $FILES_SLACK ] ||
-	fail "allocated files grew from $files0 to $FILES over $cycles cycles: a leak"
+	fail "allocated files grew from $files0 to $FILES over $ROUNDS rounds: a leak"
+[ $((FDS - fds0)) -le $FILES_SLACK ] ||
+	fail "open fds grew from $fds0 to $FDS over $ROUNDS rounds: a leak"
 [ $((mem0 - MEM)) -le $MEM_SLACK_KB ] ||
-	fail "MemAvailable fell from $mem0 to $MEM kB over $cycles cycles: a leak"
+	fail "MemAvailable fell from $mem0 to $MEM kB over $ROUNDS rounds: a leak"
+# The driver hands out the lowest free id: 0 again unless one leaked.
+vublk_add -t loop -f "$T/disk0.img" -q 1 -d 16
+[ "$ID" = 0 ] || fail "after the rounds a new device got id $ID, not 0: an id leaked"
+"$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
 say "PASS"

@@ -56,7 +56,7 @@ step "fio: $(grep -m1 'READ:' "$T/read.log" | sed 's/^ *//')"
 # caught up: every read request reached the target, every byte of it was
 # verified, nothing failed.
 read -r kreqs _ ksectors _ </sys/block/$name/stat
-server_reads() { device_json "$ID" 'd["stats"]["reads"]'; }
+server_reads() { device_field "$ID" 'd["stats"]["reads"]'; }
 reads_caught_up() { [ "$(server_reads)" = "$kreqs" ]; }
 wait_until 10 reads_caught_up ||
 	fail "the server counts $(server_reads) reads, the kernel $kreqs"

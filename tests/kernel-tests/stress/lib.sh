@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Shared by the stress kernel tests (sourced, not run).  They build on the
-# ublk group's helpers (vublk_add, server_pid, device_state, wait_until,
-# ublk_disks, fail/skip, the per-test directory $T and the del -a cleanup)
-# and add what load and leak checks need.  Run them with
+# ublk group's helpers (vublk_add, server_pid, device_state, device_field,
+# wait_until, ublk_disks, fail/skip, the per-test directory $T and the
+# del -a cleanup) and add what load and leak checks need.  Run them with
 # `tests/vm/run-kernel-tests stress`.  Exit status: 0 pass, 1 fail, 77 skip.
 . "$(dirname "${BASH_SOURCE[0]}")/../ublk/lib.sh"
 
@@ -17,16 +17,6 @@ step() { say "[${SECONDS} s] $*"; }
 # Their command name is "vublk"; `vublk add` itself has exited by the time
 # a test looks, and no other vublk runs in the VM.
 server_count() { pgrep -x vublk | wc -l; }
-
-# device_json ID EXPR: a value from `vublk list -n ID --json`, by a Python
-# expression on the device's object d (e.g. d["stats"]["reads"]).
-device_json() {
-	"$VUBLK" list -n "$1" --json | python3 -c '
-import json, sys
-doc = json.load(sys.stdin)
-d = doc[0] if isinstance(doc, list) else doc
-print(eval(sys.argv[1]))' "$2"
-}
 
 # fio_under_fault LOG DEV DEPTH SECONDS: start fio in the background
 # (FIO_PID): 4 KiB randrw, io_uring, O_DIRECT, one job per CPU, each with

@@ -52,9 +52,35 @@ server_pid() {
 	"$VUBLK" list -n "$1" --json | sed -n 's/.*"pid": \([0-9-]*\).*/\1/p' | head -n 1
 }
 
+# device_json ID: the JSON of device ID from `vublk list` (one line).
+device_json() {
+	"$VUBLK" list -n "$1" --json
+}
+
+# device_field ID EXPR: a value from `vublk list -n ID --json`, by a Python
+# expression on the device's object d (e.g. d["stats"]["reads"]).
+device_field() {
+	device_json "$1" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+d = doc[0] if isinstance(doc, list) else doc
+print(eval(sys.argv[1]))' "$2"
+}
+
+# The server's log file of device $1.
+device_log() { device_field "$1" 'd["log"]'; }
+
 # State of device $1 per `vublk list` (live, dead, ...).
 device_state() {
 	"$VUBLK" list -n "$1" --json | sed -n 's/.*"state": "\([a-z-]*\)".*/\1/p' | head -n 1
+}
+
+# check_still_up PID ID WHEN: after a fault, the server PID still runs and
+# device ID is still live.
+check_still_up() {
+	kill -0 "$1" 2>/dev/null || fail "$3: the server (pid $1) died"
+	[ "$(device_state "$2")" = live ] ||
+		fail "$3: device $2 is $(device_state "$2"), not live"
 }
 
 # Counter $2 of device $1 from `vublk list --json` "stats".

@@ -109,7 +109,7 @@ digest=${digest%% *}
 refuse() {
 	local what=$1 file=$2 out lines
 	shift 2
-	out=$("$VUBLK" add -t verity -f "$file" "$@" 2>&1) &&
+	out=$("$VUBLK" add -t verity -f "$file" "${BACKEND_ARGS[@]}" "$@" 2>&1) &&
 		fail "$what: vublk add accepted it ($out)"
 	lines=$(grep -c . <<<"$out")
 	[ "$lines" = 1 ] || fail "$what: $lines lines of error, expected one: $out"
@@ -127,6 +127,6 @@ IMG=$small.trailer flip_byte $((size - 40))
 refuse "damaged trailer" "$small.trailer" --digest="$digest"
 random_bytes $((1 << 20)) 8 >"$SCRATCH/raw.img"
 refuse "unsealed file" "$SCRATCH/raw.img"
-"$VUBLK" add -t verity -f "$small" --digest="$digest" >/dev/null ||
+"$VUBLK" add -t verity -f "$small" --digest="$digest" "${BACKEND_ARGS[@]}" >/dev/null ||
 	fail "the intact small image was refused"
 say "PASS"

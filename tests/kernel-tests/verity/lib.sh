@@ -1,44 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Shared by the verity kernel tests (sourced, not run).  They run as root in
-# the VM lab (tests/vm/run-kernel-tests verity) with VUBLK_BUILD and
-# VUBLK_SCRATCH.  Exit status: 0 pass, 1 fail, 77 skip.
+# Shared by the verity kernel tests (sourced, not run): the ublk group's
+# helpers (vublk_add, device_field, device_log, need_cmd, fail/skip, the
+# per-test directory $T with its mount point $MNT and the del -a cleanup)
+# plus the sealed test image.  They run as root in the VM lab
+# (tests/vm/run-kernel-tests verity) with VUBLK_BUILD and VUBLK_SCRATCH.
+# Exit status: 0 pass, 1 fail, 77 skip.
 #
 # The test image (an f2fs filesystem holding a tree of files, one of them
 # 200 MiB, sealed with vublk-verity format) is made once per VM by
 # prepare_image and kept next to the scripts' own scratch directories, in
 # $VERITY_SHARED; a script run alone makes it itself.  Tests that damage it
 # undo their damage (the same XOR again) before they exit.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../ublk/lib.sh"
 
-VUBLK=${VUBLK_BUILD:?VUBLK_BUILD must name the meson build directory}/daemon/vublk
 VV=$VUBLK_BUILD/tools/vublk-verity/vublk-verity
-SCRATCH=${VUBLK_SCRATCH:?VUBLK_SCRATCH must name a writable directory}
-TEST_NAME=$(basename "$0" .sh)
 VERITY_SHARED=$(dirname "$SCRATCH")/verity-shared
-IMG=$VERITY_SHARED/f2fs.img		# sealed
+# VERITY_IMG and VERITY_BACKEND let another group run a script of this one
+# on a copy of the image elsewhere, with another --backend (e.g.
+# tests/kernel-tests/pmem/08-verity-pmem-tamper.sh: a copy on a DAX
+# filesystem, --backend=pmem).
+IMG=${VERITY_IMG:-$VERITY_SHARED/f2fs.img}	# sealed
+BACKEND_ARGS=(${VERITY_BACKEND:+--backend="$VERITY_BACKEND"})
 SUMS=$VERITY_SHARED/sums		# sha256sum of every file, relative
 BIG=big.bin				# the 200 MiB file
 IMG_MIB=320
 
-say() { echo "$TEST_NAME: $*"; }
-skip() { say "SKIP: $*"; exit 77; }
-fail() { say "FAIL: $*" >&2; exit 1; }
-
-need_cmd() {
-	local c
-	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 || skip "$c is not installed"
-	done
-}
-
-[ -x "$VUBLK" ] || fail "$VUBLK is missing: build first (ninja -C \$VUBLK_BUILD)"
 [ -x "$VV" ] || fail "$VV is missing: build first (ninja -C \$VUBLK_BUILD)"
-[ -e /dev/ublk-control ] || modprobe ublk_drv 2>/dev/null
-[ -e /dev/ublk-control ] || skip "no /dev/ublk-control and modprobe ublk_drv failed"
 need_cmd mkfs.f2fs python3 openssl sha256sum
 
-MNT=$SCRATCH/mnt
-mkdir -p "$MNT" "$VERITY_SHARED"
+mkdir -p "$VERITY_SHARED"
 FLIPS=()	# "pos" of bytes flipped in $IMG, undone at exit
 
 # flip_byte POS: XOR the byte at offset POS of $IMG with 0xff (in place).
@@ -59,12 +49,8 @@ repair_all() {
 	FLIPS=()
 }
 
-cleanup() {
-	mountpoint -q "$MNT" && umount "$MNT"
-	"$VUBLK" del -a >/dev/null 2>&1
-	repair_all
-}
-trap cleanup EXIT
+# After the ublk group's cleanup: no device holds the image any more.
+trap 'cleanup; repair_all' EXIT
 
 # Pseudo-random bytes, fast even under TCG: an AES-CTR keystream.
 # random_bytes SIZE SEED
@@ -74,30 +60,11 @@ random_bytes() {
 		head -c "$1"
 }
 
-# vublk_add ARGS...: start a device, set DEV (/dev/ublkbN) and ID.
-vublk_add() {
-	DEV=$("$VUBLK" add "$@") || fail "vublk add $* failed"
-	[ -b "$DEV" ] || fail "vublk add $* printed '$DEV', not a block device"
-	ID=${DEV#/dev/ublkb}
-}
-
 # verity_add [OPTIONS]: the sealed image as a verity device, pinned.
 verity_add() {
-	vublk_add -t verity -f "$IMG" --digest="$(cat "$VERITY_SHARED/digest")" "$@"
+	vublk_add -t verity -f "$IMG" --digest="$(cat "$VERITY_SHARED/digest")" \
+		"${BACKEND_ARGS[@]}" "$@"
 }
-
-# json_field ID EXPR: a value from `vublk list -n ID --json`, by a Python
-# expression on the device's object d (e.g. d["stats"]["verity"]["tree_reads"]).
-json_field() {
-	"$VUBLK" list -n "$1" --json | python3 -c '
-import json, sys
-doc = json.load(sys.stdin)
-d = doc[0] if isinstance(doc, list) else doc
-print(eval(sys.argv[1]))' "$2"
-}
-
-# The server's log file of device $1.
-device_log() { json_field "$1" 'd["log"]'; }
 
 # Counters logged when device $1 is deleted: deletes it and prints its
 # "verity device N (...): name value, ..." line, the final counts.
