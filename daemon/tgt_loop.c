@@ -239,7 +239,12 @@ static void loop_rw_done(struct vublk_queue *q, unsigned tag, int res)
 	struct loop_tag *lt_tag = (struct loop_tag *)q->priv + tag;
 	int ret;
 
-	/* 0 bytes = end of file: the backing shrank under us. */
+	/* 0 bytes = end of file: the backing shrank under us.  An error
+	 * (-ENOSPC from a full filesystem, -EIO, ...) goes to the kernel as
+	 * it is: ublk_drv ends the request with errno_to_blk_status(res),
+	 * so a writer sees ENOSPC as ENOSPC.  A short transfer is continued
+	 * below and never completed as done (RLIMIT_FSIZE shortens a write
+	 * the same way: tests/daemon/test_loop.c). */
 	if (res <= 0) {
 		vublk_complete_io(q, tag, res < 0 ? res : -EIO);
 		return;

@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,6 +199,37 @@ static void test_many_in_flight(struct inproc_queue *fq)
 	munmap(bufs, DEPTH * 4096);
 }
 
+/*
+ * A write the backing filesystem takes only part of: RLIMIT_FSIZE makes
+ * the kernel shorten it to the limit and fail the rest with -EFBIG
+ * (generic_write_check_limits()), as a full filesystem shortens a write
+ * and fails the rest with -ENOSPC.  The target must continue the short
+ * write and fail the request with the error, never complete it as done.
+ */
+static void test_short_write(struct inproc_queue *fq)
+{
+	const uint64_t limit = 40 * 1024;
+	char *buf = alloc_buf();
+	struct vublk_req req = { .op = VUBLK_OP_WRITE, .offset = limit - 4096,
+				 .len = 8192, .buf = buf };
+	struct rlimit old, small;
+	int ret;
+
+	fill(buf, 8192, 11);
+	CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit");
+	small = (struct rlimit){ .rlim_cur = limit, .rlim_max = old.rlim_max };
+	/* The kernel also sends SIGXFSZ, whose default action kills. */
+	CHECK(signal(SIGXFSZ, SIG_IGN) != SIG_ERR, "signal");
+	CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0, "setrlimit");
+	ret = inproc_queue_run(fq, 8, &req);
+	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit");
+	CHECK(ret == -EFBIG, "write across the size limit returned %d, want -EFBIG",
+	      ret);
+	CHECK(file_equals(limit - 4096, buf, 4096),
+	      "the part below the limit was not written");
+	munmap(buf, BUF);
+}
+
 /* A backing file that shrank: the read must fail, never come back short. */
 static void test_short_read(struct inproc_queue *fq, uint64_t dev_size)
 {
@@ -292,6 +325,7 @@ int main(void)
 	test_rw(&fq);
 	test_discard(&fq);
 	test_many_in_flight(&fq);
+	test_short_write(&fq);
 	test_short_read(&fq, t.dev_size);
 	inproc_queue_exit(&fq);
 	vublk_tgt_loop.deinit(&t);
