@@ -54,8 +54,12 @@
 
 /* How long the device nodes may take to appear (devtmpfs/udev). */
 #define UBLK_NODE_WAIT_MS 5000
-/* How long queue threads may take to set up and fetch every tag. */
-#define UBLK_QUEUE_READY_MS 10000
+/*
+ * How long queue threads may take to set up and fetch every tag.  10 s
+ * was seen to run out for 2 x 128 tags in a TCG guest on a host at load
+ * 20; the bound is there to report a broken kernel, not to be tight.
+ */
+#define UBLK_QUEUE_READY_MS 30000
 /* Stats file refresh period. */
 #define UBLK_STATS_PERIOD_MS 1000
 
