@@ -177,11 +177,9 @@ check_case() {
 declare -A seen=()
 while IFS=$'\t' read -r name kind detail; do
 	case $name in '#'*|'') continue ;; esac
-	if [ $one_per_class = yes ]; then
-		class="${name%%-*} $kind"
-		[ "$kind" = refuse ] && class+=" $detail"
-		[ -n "${seen[$class]:-}" ] && continue
-	fi
+	class="${name%%-*} $kind"
+	[ "$kind" = refuse ] && class+=" $detail"
+	[ $one_per_class = yes ] && [ -n "${seen[$class]:-}" ] && continue
 	total=$((total + 1))
 	img=$CASES/$name.img
 	echo "case $name ($kind)"
