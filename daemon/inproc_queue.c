@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,4 +171,42 @@ int inproc_queue_run(struct inproc_queue *iq, unsigned tag,
 	while (inproc_queue_pop(iq, &done, &res))
 		;	/* only tag ran; drain the FIFO for the next run */
 	return iq->res[tag];
+}
+
+char *inproc_tgt_stats(struct vublk_tgt *tgt)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!tgt->ops->stats_json)
+		return NULL;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return NULL;
+	tgt->ops->stats_json(tgt, f);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+uint64_t inproc_tgt_counter(struct vublk_tgt *tgt, const char *name)
+{
+	char *text = inproc_tgt_stats(tgt), key[80], *p, *end;
+	uint64_t v = UINT64_MAX;
+
+	if (!text)
+		return UINT64_MAX;
+	snprintf(key, sizeof(key), "\"%s\": ", name);
+	p = strstr(text, key);
+	if (p) {
+		p += strlen(key);
+		v = strtoull(p, &end, 10);
+		if (end == p)
+			v = UINT64_MAX;
+	}
+	free(text);
+	return v;
 }

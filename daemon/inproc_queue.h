@@ -56,4 +56,16 @@ int inproc_queue_wait_all(struct inproc_queue *iq);
 int inproc_queue_run(struct inproc_queue *iq, unsigned tag,
 		     const struct vublk_req *req);
 
+/*
+ * What the target's stats_json prints (the text `vublk list --json` shows
+ * as "stats"), malloc'd for the caller to free; NULL if the target has no
+ * stats_json or the text could not be made.  For host tests and vublk-bench.
+ */
+char *inproc_tgt_stats(struct vublk_tgt *tgt);
+/*
+ * The counter 'name' of that text ("name": N), or UINT64_MAX when there is
+ * no counter by that name (or no number after it).
+ */
+uint64_t inproc_tgt_counter(struct vublk_tgt *tgt, const char *name);
+
 #endif /* VUBLK_INPROC_QUEUE_H */

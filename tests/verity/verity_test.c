@@ -256,19 +256,5 @@ int vt_dev_read(struct vt_dev *d, uint64_t off, uint32_t len, unsigned flags)
 
 uint64_t vt_dev_counter(struct vt_dev *d, const char *name)
 {
-	char *text = NULL, key[80], *p;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	unsigned long long v = UINT64_MAX;
-
-	if (!f)
-		return UINT64_MAX;
-	d->tgt.ops->stats_json(&d->tgt, f);
-	fclose(f);
-	snprintf(key, sizeof(key), "\"%s\": ", name);
-	p = strstr(text, key);
-	if (p)
-		v = strtoull(p + strlen(key), NULL, 10);
-	free(text);
-	return v;
+	return inproc_tgt_counter(&d->tgt, name);
 }

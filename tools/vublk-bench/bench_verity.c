@@ -176,26 +176,6 @@ static int bench_loop(struct bench_run *r)
 	return 0;
 }
 
-/* A counter of the target's stats_json, by name. */
-static uint64_t bench_counter(struct vublk_tgt *t, const char *name)
-{
-	char *text = NULL, key[80], *p;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-	uint64_t v = 0;
-
-	if (!f)
-		return 0;
-	t->ops->stats_json(t, f);
-	fclose(f);
-	snprintf(key, sizeof(key), "\"%s\": ", name);
-	p = strstr(text, key);
-	if (p)
-		v = strtoull(p + strlen(key), NULL, 10);
-	free(text);
-	return v;
-}
-
 /* The limits and the verified read's ratios to them. */
 static void bench_report_limits(const struct bench_rate *read,
 				const struct bench_rate *raw,
@@ -222,7 +202,7 @@ static int bench_report(struct bench_run *r, double elapsed, double cpu)
 	struct bench_rate read = { r->done / elapsed, r->done / cpu };
 	struct bench_rate raw, merkle;
 	double gib = r->done / (double)(1ULL << 30);
-	uint64_t reads = bench_counter(&r->tgt, "tree_reads");
+	uint64_t reads = inproc_tgt_counter(&r->tgt, "tree_reads");
 	int fd = open(a->image, O_RDONLY | O_CLOEXEC), err;
 
 	err = fd < 0 ? -errno : f2fslayout_read(fd, &img);
@@ -243,8 +223,8 @@ static int bench_report(struct bench_run *r, double elapsed, double cpu)
 	       r->errors);
 	printf("tree reads:     %.1f per GiB (%" PRIu64 " reads, %" PRIu64 " hash blocks, %" PRIu64 " read ahead)\n",
 	       gib > 0 ? reads / gib : 0, reads,
-	       bench_counter(&r->tgt, "tree_blocks_read"),
-	       bench_counter(&r->tgt, "blocks_read_ahead"));
+	       inproc_tgt_counter(&r->tgt, "tree_blocks_read"),
+	       inproc_tgt_counter(&r->tgt, "blocks_read_ahead"));
 	if (!err)
 		bench_report_limits(&read, &raw, &merkle);
 	else if (err == -ERANGE)
