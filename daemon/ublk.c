@@ -931,15 +931,7 @@ static void ublk_server_close_fds(struct vublk_server *s)
 
 static void ublk_server_set_limits(struct vublk_server *s)
 {
-	const struct vublk_tgt *t = s->tgt;
-
-	s->limits = (struct vublk_io_limits){
-		.dev_sectors = t->dev_size >> 9,
-		.max_io_bytes = s->info.max_io_buf_bytes,
-		.logical_bs_shift = t->logical_bs_shift,
-		.read_only = t->read_only,
-		.discard = t->discard && !t->read_only,
-	};
+	s->limits = ublk_io_limits(s->tgt, s->info.max_io_buf_bytes);
 }
 
 /*

@@ -25,9 +25,15 @@ struct vublk_io_limits {
 	bool discard;			/* DISCARD / WRITE_ZEROES allowed */
 };
 
+/* The limits of a device serving @t with request buffers of @max_io_bytes
+ * (the kernel's max_io_buf_bytes). */
+struct vublk_io_limits ublk_io_limits(const struct vublk_tgt *t,
+				      uint32_t max_io_bytes);
+
 /*
  * Check one iod from the kernel and translate it into *req (all but buf).
- * Returns 0, or -EIO with *why naming the broken rule.
+ * Returns 0, or -EIO with *why naming the broken rule (*why is left alone
+ * on success).
  */
 int ublk_validate_iod(const struct ublksrv_io_desc *iod,
 		      const struct vublk_io_limits *lim,

@@ -16,6 +16,18 @@
 
 #include "ublk.h"
 
+struct vublk_io_limits ublk_io_limits(const struct vublk_tgt *t,
+				      uint32_t max_io_bytes)
+{
+	return (struct vublk_io_limits){
+		.dev_sectors = t->dev_size >> 9,
+		.max_io_bytes = max_io_bytes,
+		.logical_bs_shift = t->logical_bs_shift,
+		.read_only = t->read_only,
+		.discard = t->discard && !t->read_only,
+	};
+}
+
 /* The op byte of the iod -> enum vublk_op, or -1 for an op we don't do. */
 static int ublk_op_to_vublk(unsigned ublk_op)
 {
@@ -75,25 +87,34 @@ static const char *ublk_check_range(const struct ublksrv_io_desc *iod,
 	return NULL;
 }
 
+/* Rules of the op itself, against what the device allows. */
+static const char *ublk_check_op(int op, const struct vublk_io_limits *lim)
+{
+	if (op < 0)
+		return "unknown or unsupported op";
+	if (op != VUBLK_OP_READ && op != VUBLK_OP_FLUSH && lim->read_only)
+		return "write to a read-only device";
+	if ((op == VUBLK_OP_DISCARD || op == VUBLK_OP_WRITE_ZEROES) &&
+	    !lim->discard)
+		return "discard/write-zeroes on a device without discard";
+	return NULL;
+}
+
+/* *why is written only on failure: this runs for every request. */
 int ublk_validate_iod(const struct ublksrv_io_desc *iod,
 		      const struct vublk_io_limits *lim,
 		      struct vublk_req *req, const char **why)
 {
 	int op = ublk_op_to_vublk(ublksrv_get_op(iod));
+	const char *broken = ublk_check_op(op, lim);
 
-	*why = NULL;
-	if (op < 0)
-		*why = "unknown or unsupported op";
-	else if (op != VUBLK_OP_READ && op != VUBLK_OP_FLUSH && lim->read_only)
-		*why = "write to a read-only device";
-	else if ((op == VUBLK_OP_DISCARD || op == VUBLK_OP_WRITE_ZEROES) &&
-		 !lim->discard)
-		*why = "discard/write-zeroes on a device without discard";
-	else if (op != VUBLK_OP_FLUSH)
-		/* FLUSH carries no range (blk_rq_sectors() is 0). */
-		*why = ublk_check_range(iod, lim, op);
-	if (*why)
+	/* FLUSH carries no range (blk_rq_sectors() is 0). */
+	if (!broken && op != VUBLK_OP_FLUSH)
+		broken = ublk_check_range(iod, lim, op);
+	if (broken) {
+		*why = broken;
 		return -EIO;
+	}
 
 	req->op = op;
 	/* UBLK_IO_F_* are defined at their bit position in op_flags. */
