@@ -36,6 +36,7 @@
 
 #include "pmem.h"
 #include "target.h"
+#include "tgt_pmem.h"
 
 #define PMEM_TGT_LOGICAL_BS_SHIFT 9
 #define PMEM_TGT_PHYSICAL_BS_SHIFT 12
@@ -145,37 +146,44 @@ static int pmem_tgt_write(const struct pmem_tgt *pt,
 	return ret;
 }
 
-/* The request was validated at dispatch: copy without a second look. */
-static int pmem_tgt_queue_io(struct vublk_queue *q, unsigned tag,
-			     const struct vublk_req *req)
+/* One request: bytes done (READ, WRITE), 0 (the rest), or -errno. */
+static int pmem_tgt_do_io(const struct pmem_tgt *pt,
+			  const struct vublk_req *req)
 {
-	const struct pmem_tgt *pt = q->tgt->priv;
 	int ret;
 
 	switch (req->op) {
 	case VUBLK_OP_READ:
 		ret = pmem_read(pt->dev, req->buf, req->offset, req->len);
-		break;
+		return ret ? ret : (int)req->len;
 	case VUBLK_OP_WRITE:
 		ret = pmem_tgt_write(pt, req);
-		break;
+		return ret ? ret : (int)req->len;
 	case VUBLK_OP_FLUSH:
 		/* Nothing to do but on PAGE granularity: pmem_flush()
 		 * knows. */
-		ret = pmem_flush(pt->dev);
-		break;
+		return pmem_flush(pt->dev);
 	case VUBLK_OP_DISCARD:
 	case VUBLK_OP_WRITE_ZEROES:
-		ret = pmem_zero(pt->dev, req->offset, req->len);
-		break;
+		return pmem_zero(pt->dev, req->offset, req->len);
 	default:
-		ret = -EOPNOTSUPP;	/* the core passes only the ops above */
-		break;
+		return -EOPNOTSUPP;	/* the core passes only the ops above */
 	}
-	if (ret == 0 && (req->op == VUBLK_OP_READ || req->op == VUBLK_OP_WRITE))
-		ret = req->len;
-	vublk_complete_io(q, tag, ret);
+}
+
+/* The request was validated at dispatch: copy without a second look. */
+static int pmem_tgt_queue_io(struct vublk_queue *q, unsigned tag,
+			     const struct vublk_req *req)
+{
+	vublk_complete_io(q, tag, pmem_tgt_do_io(q->tgt->priv, req));
 	return 0;
+}
+
+struct pmem_dev *pmem_tgt_device(const struct vublk_tgt *t)
+{
+	const struct pmem_tgt *pt = t->priv;
+
+	return pt->dev;
 }
 
 static void pmem_tgt_stats_json(struct vublk_tgt *t, FILE *f)

@@ -246,6 +246,11 @@ uint64_t pmem_size(const struct pmem_dev *dev)
 	return dev->size;
 }
 
+struct pmem2_map *pmem_map(const struct pmem_dev *dev)
+{
+	return dev->map;
+}
+
 enum pmem_granularity pmem_granularity(const struct pmem_dev *dev)
 {
 	return dev->granularity;

@@ -53,6 +53,7 @@
 #include <stdint.h>
 
 struct pmem_dev;
+struct pmem2_map;
 
 /* The values and order of libpmem2's enum pmem2_granularity. */
 enum pmem_granularity {
@@ -91,6 +92,13 @@ enum pmem_granularity pmem_granularity(const struct pmem_dev *dev);
 
 /* "BYTE", "CACHE_LINE" or "PAGE" (libpmem2's names). */
 const char *pmem_granularity_name(enum pmem_granularity granularity);
+
+/*
+ * The libpmem2 mapping underneath, for benchmarks that set lib/pmem's copy
+ * path against bare libpmem2 calls on the very same mapping (vublk-bench
+ * pmem).  Copying through it bypasses everything this header promises.
+ */
+struct pmem2_map *pmem_map(const struct pmem_dev *dev);
 
 /* Number of known bad ranges (libpmem2 badblock API) found at open. */
 size_t pmem_badblock_count(const struct pmem_dev *dev);

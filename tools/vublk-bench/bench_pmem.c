@@ -16,16 +16,22 @@
  * left out is the kernel's ublk round trip, which is the same for any copy
  * path and is measured in the VM (docs/PERFORMANCE.md).
  *
- * Limit: the same 4 KiB copies at the same offsets with bare libpmem2 on a
- * second mapping of the same file: memcpy() for reads, pmem2_memcpy_fn
- * with the flags lib/pmem uses for writes (PMEM2_F_MEM_NOFLUSH on PAGE
- * granularity, where persistence waits for a FLUSH; flushing stores on
- * CACHE_LINE and BYTE).
+ * Limit: the same 4 KiB copies with bare libpmem2: memcpy() for reads,
+ * pmem2_memcpy_fn with the flags lib/pmem uses for writes
+ * (PMEM2_F_MEM_NOFLUSH on PAGE granularity, where persistence waits for a
+ * FLUSH; flushing stores on CACHE_LINE and BYTE).
  *
  * Between the two, to split the difference: lib/pmem alone (pmem_read /
- * pmem_write on a third mapping from pmem_open()), i.e. the copy with its
- * SIGBUS guard and, on PAGE, its dirty-chunk bookkeeping, without the
- * request validation and queue_io around it.
+ * pmem_write), i.e. the copy with its fault handling and, on PAGE, its
+ * dirty-chunk bookkeeping, without the request validation and queue_io
+ * around it.
+ *
+ * All three sides copy through ONE mapping, the target's (tgt_pmem.h,
+ * pmem_map()).  With a mapping per side, the same bare copy ran up to 6%
+ * slower through one mapping than through another (an A/A/A run on this
+ * project's machines, which are guests: a TLB miss walks each mapping's
+ * own page tables, and the host's tables under them).  A benchmark whose
+ * sides differ by their mapping measures the mappings.
  *
  * The three sides alternate in batches of 1024 requests (about a
  * millisecond), the order rotated every round, and each side's time is
@@ -35,9 +41,11 @@
  * time: both sides are pure CPU work (copies between memory, no sleeping),
  * and the time other processes run would otherwise be charged to whichever
  * side they preempted.  IOPS are therefore per CPU-second of one core.
- * All sides walk the same list of random offsets in the same order.
- * Before timing, every page is written once through each mapping, so
- * that no page fault is timed.
+ * Every side walks the same list of random offsets, each from its own
+ * third of it, so that no side finds the pages (or their TLB entries) that
+ * another side's batch has just brought in: every copy is a cold random
+ * 4 KiB access, for each side alike.  Before timing, every page is written
+ * once, so that no page fault is timed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +60,7 @@
 
 #include "inproc_queue.h"
 #include "pmem.h"
+#include "tgt_pmem.h"
 #include "ublk.h"
 #include "vublk_bench.h"
 
@@ -59,17 +68,19 @@
 #define BP_BATCH 1024			/* requests per timed batch */
 #define BP_OFFSETS (1U << 16)		/* precomputed random offsets */
 
-enum bp_opt { BP_OPT_SECONDS = 256, BP_OPT_SIZE, BP_OPT_HELP };
+enum bp_opt { BP_OPT_SECONDS = 256, BP_OPT_SIZE, BP_OPT_CALIBRATE,
+	      BP_OPT_HELP };
 
 static const struct option bp_options[] = {
 	{ "seconds", required_argument, NULL, BP_OPT_SECONDS },
 	{ "size", required_argument, NULL, BP_OPT_SIZE },
+	{ "calibrate", no_argument, NULL, BP_OPT_CALIBRATE },
 	{ "help", no_argument, NULL, BP_OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const char bp_usage[] =
-"Usage: vublk-bench pmem FILE [--seconds N] [--size N]\n"
+"Usage: vublk-bench pmem FILE [--seconds N] [--size N] [--calibrate]\n"
 "4 KiB random write and read IOPS at depth 1 through the pmem target's\n"
 "copy path (request validation + queue_io + lib/pmem) and through lib/pmem\n"
 "alone, against bare libpmem2 copies of the same sizes at the same offsets;\n"
@@ -77,12 +88,15 @@ static const char bp_usage[] =
 "FILE must not exist: it is created, written over and removed.  On a\n"
 "-o dax filesystem it maps with CACHE_LINE granularity, elsewhere PAGE.\n"
 "  --seconds N   CPU seconds for each of the four sides (default 2)\n"
-"  --size N      MiB of FILE to create and address (default 256)\n";
+"  --size N      MiB of FILE to create and address (default 256)\n"
+"  --calibrate   every side does the bare copy: checks that the harness\n"
+"                favours no side (the ratios should all be about 1)\n";
 
 struct bp_args {
 	const char *file;
 	uint64_t seconds;
 	uint64_t size_mb;
+	bool calibrate;
 };
 
 /* Per workload, the sides in this order: bare, lib, target. */
@@ -98,12 +112,11 @@ static const char *const bp_phase_names[BP_NR_PHASES] = {
 struct bp_run {
 	const struct bp_args *a;
 	uint64_t size;
-	/* The bare side: libpmem2 directly. */
-	struct pmem2_map *map;
+	/* The bare side: libpmem2 directly, on the target's mapping. */
 	char *base;
 	pmem2_memcpy_fn memcpy_fn;
 	unsigned store_flags;
-	/* lib/pmem alone. */
+	/* lib/pmem alone: the target's device. */
 	struct pmem_dev *lib_dev;
 	/* The target side. */
 	struct vublk_tgt tgt;
@@ -134,6 +147,9 @@ static int bp_parse(struct bp_args *a, int argc, char **argv)
 					    1U << 20, &a->size_mb))
 				return -EINVAL;
 			break;
+		case BP_OPT_CALIBRATE:
+			a->calibrate = true;
+			break;
 		case BP_OPT_HELP:
 			fputs(bp_usage, stdout);
 			exit(0);
@@ -142,14 +158,14 @@ static int bp_parse(struct bp_args *a, int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
-		bench_error("expected: vublk-bench pmem FILE [--seconds N] [--size N] (see --help)");
+		bench_error("expected: vublk-bench pmem FILE [--seconds N] [--size N] [--calibrate] (see --help)");
 		return -EINVAL;
 	}
 	a->file = argv[optind];
 	return 0;
 }
 
-/* FILE is new: the benchmark writes over all of it. */
+/* FILE is new: the benchmark writes over all of it.  0 or -1. */
 static int bp_create_file(const struct bp_args *a, uint64_t size)
 {
 	int fd = open(a->file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -168,45 +184,19 @@ static int bp_create_file(const struct bp_args *a, uint64_t size)
 		unlink(a->file);
 		return -1;
 	}
-	return fd;
-}
-
-/* The bare mapping, configured as lib/pmem configures its own. */
-static int bp_map_bare(struct bp_run *r, int fd)
-{
-	struct pmem2_source *src = NULL;
-	struct pmem2_config *cfg = NULL;
-	int rc = pmem2_source_from_fd(&src, fd);
-
-	if (!rc)
-		rc = pmem2_config_new(&cfg);
-	if (!rc)
-		rc = pmem2_config_set_required_store_granularity(cfg,
-				PMEM2_GRANULARITY_PAGE);
-	if (!rc)
-		rc = pmem2_map_new(&r->map, cfg, src);
-	pmem2_config_delete(&cfg);
-	pmem2_source_delete(&src);
-	if (rc) {
-		bench_error("cannot map %s with libpmem2: %s", r->a->file,
-			    pmem2_errormsg());
-		return -EINVAL;
-	}
-	r->base = pmem2_map_get_address(r->map);
-	r->memcpy_fn = pmem2_get_memcpy_fn(r->map);
-	r->store_flags = pmem2_map_get_store_granularity(r->map) ==
-			 PMEM2_GRANULARITY_PAGE ? PMEM2_F_MEM_NOFLUSH : 0;
+	close(fd);	/* the target maps it by name */
 	return 0;
 }
 
-static int bp_open_lib(struct bp_run *r)
+/* The bare side copies through the target's mapping (see the top). */
+static void bp_bind_bare(struct bp_run *r)
 {
-	char errbuf[PMEM_ERRBUF_SIZE];
-	int ret = pmem_open(r->a->file, 0, &r->lib_dev, errbuf);
+	struct pmem2_map *map = pmem_map(r->lib_dev);
 
-	if (ret)
-		bench_error("%s", errbuf);
-	return ret;
+	r->base = pmem2_map_get_address(map);
+	r->memcpy_fn = pmem2_get_memcpy_fn(map);
+	r->store_flags = pmem_granularity(r->lib_dev) ==
+			 PMEM_GRANULARITY_PAGE ? PMEM2_F_MEM_NOFLUSH : 0;
 }
 
 static int bp_start_target(struct bp_run *r)
@@ -235,14 +225,8 @@ static int bp_start_target(struct bp_run *r)
 		return ret;
 	}
 	r->queue_ready = true;
-	/* As daemon/ublk.c: ublk_server_set_limits(). */
-	r->limits = (struct vublk_io_limits){
-		.dev_sectors = t->dev_size >> 9,
-		.max_io_bytes = t->max_io_bytes,
-		.logical_bs_shift = t->logical_bs_shift,
-		.read_only = t->read_only,
-		.discard = t->discard,
-	};
+	r->lib_dev = pmem_tgt_device(t);
+	r->limits = ublk_io_limits(t, t->max_io_bytes);
 	return 0;
 }
 
@@ -276,6 +260,8 @@ static int bp_op(struct bp_run *r, enum bp_phase phase, uint64_t off)
 {
 	int res;
 
+	if (r->a->calibrate)
+		phase = phase < BP_BARE_READ ? BP_BARE_WRITE : BP_BARE_READ;
 	/* The bare copies take their length from memory, as lib/pmem's do:
 	 * a constant 4096 lets the compiler inline memcpy() as rep movsq,
 	 * a different copy routine than glibc's, which lib/pmem calls. */
@@ -308,11 +294,12 @@ static double bp_cpu_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* One timed batch of @phase, continuing its walk of the offsets. */
+/* One timed batch of @phase, continuing its walk of its own third of the
+ * offsets. */
 static int bp_run_batch(struct bp_run *r, enum bp_phase phase)
 {
 	double start = bp_cpu_now();
-	uint64_t first = r->ops[phase];
+	uint64_t first = r->ops[phase] + phase % BP_SIDES * (BP_OFFSETS / BP_SIDES);
 
 	for (uint64_t i = first; i < first + BP_BATCH; i++) {
 		uint64_t off = r->offsets[i % BP_OFFSETS];
@@ -351,18 +338,11 @@ static int bp_compare(struct bp_run *r, enum bp_phase first)
 	}
 }
 
-/* Touch every page through both mappings, so that no fault is timed. */
-static int bp_prefault(struct bp_run *r)
+/* Write every page once, so that no page fault is timed. */
+static void bp_prefault(struct bp_run *r)
 {
-	for (uint64_t off = 0; off < r->size; off += BP_IO_SIZE) {
-		for (unsigned side = 0; side < BP_SIDES; side++) {
-			int ret = bp_op(r, BP_BARE_WRITE + side, off);
-
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	for (uint64_t off = 0; off < r->size; off += BP_IO_SIZE)
+		(void)bp_op(r, BP_BARE_WRITE, off);	/* cannot fail */
 }
 
 static void bp_random_offsets(struct bp_run *r)
@@ -404,14 +384,15 @@ static void bp_report(const struct bp_run *r)
 {
 	printf("vublk-bench pmem %s: %" PRIu64 " MiB, store granularity %s, 4 KiB random, depth 1, %s copy path (%s), %" PRIu64 " CPU-s per side, interleaved batches of %u\n",
 	       r->a->file, r->a->size_mb,
-	       pmem_granularity_name((enum pmem_granularity)
-				     pmem2_map_get_store_granularity(r->map)),
+	       pmem_granularity_name(pmem_granularity(r->lib_dev)),
 #ifdef VUBLK_BENCH_PMEM_CHECKED_COPY
 	       "checked", "-Dpmem_checked_copy=true",
 #else
 	       "unchecked", "default build",
 #endif
 	       r->a->seconds, BP_BATCH);
+	if (r->a->calibrate)
+		printf("--calibrate: every side below did the bare copy\n");
 	bp_report_workload(r, "write:", BP_BARE_WRITE);
 	bp_report_workload(r, "read: ", BP_BARE_READ);
 }
@@ -423,14 +404,11 @@ static void bp_release(struct bp_run *r)
 	if (r->tgt_ready)
 		r->tgt.ops->deinit(&r->tgt);
 	free(r->tgt.priv);
-	pmem_close(r->lib_dev);
-	if (r->map)
-		(void)pmem2_map_delete(&r->map);
 	free(r->buf);
 	free(r->offsets);
 }
 
-static int bp_setup(struct bp_run *r, int fd)
+static int bp_setup(struct bp_run *r)
 {
 	int ret;
 
@@ -442,30 +420,26 @@ static int bp_setup(struct bp_run *r, int fd)
 	}
 	memset(r->buf, 0x5a, BP_IO_SIZE);
 	bp_random_offsets(r);
-	ret = bp_map_bare(r, fd);
-	if (!ret)
-		ret = bp_open_lib(r);
-	if (!ret)
-		ret = bp_start_target(r);
-	if (!ret)
-		ret = bp_prefault(r);
-	return ret;
+	ret = bp_start_target(r);
+	if (ret)
+		return ret;
+	bp_bind_bare(r);
+	bp_prefault(r);
+	return 0;
 }
 
 int bench_pmem(int argc, char **argv)
 {
 	struct bp_args a = { .seconds = 2, .size_mb = 256 };
 	struct bp_run r = { .a = &a, .io_size = BP_IO_SIZE };
-	int fd, ret;
+	int ret;
 
 	if (bp_parse(&a, argc, argv))
 		return 2;
 	r.size = a.size_mb << 20;
-	fd = bp_create_file(&a, r.size);
-	if (fd < 0)
+	if (bp_create_file(&a, r.size))
 		return 1;
-	ret = bp_setup(&r, fd);
-	close(fd);	/* both mappings outlive it */
+	ret = bp_setup(&r);
 	if (!ret)
 		ret = bp_measure(&r);
 	if (!ret)
