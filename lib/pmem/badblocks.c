@@ -7,8 +7,8 @@
  * is_bad_pmem() -> BLK_STS_IOERR): consuming poison costs a machine check.
  * We do the same with the list libpmem2 reads at open (from ndctl for
  * device-DAX, from the file's extents for a file on a DAX filesystem).
- * The list is read once: poison found later is caught by the SIGBUS guard
- * (poison.c) instead.
+ * The list is read once: poison found later is caught by the SIGBUS
+ * recovery of the copies (poison.c) instead.
  */
 #include <errno.h>
 #include <stdlib.h>

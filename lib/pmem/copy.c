@@ -17,14 +17,11 @@
  */
 #include <errno.h>
 #include <string.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "pmem_internal.h"
-
-enum pmem_copy_op {
-	PMEM_COPY_READ,		/* mapping -> caller's buffer */
-	PMEM_COPY_WRITE,	/* caller's buffer -> mapping */
-	PMEM_COPY_ZERO,		/* zeroes -> mapping */
-};
 
 static inline int pmem_check_range(const struct pmem_dev *dev, uint64_t off,
 				   size_t len)
@@ -41,32 +38,62 @@ static inline int pmem_check_range(const struct pmem_dev *dev, uint64_t off,
 }
 
 /*
- * The one place that touches the mapping, under the SIGBUS guard
- * (poison.c).  sigsetjmp() must be called in the frame that stays live
- * during the copy, hence the switch rather than three wrappers.
+ * Writes and zeroing copy with libpmem2's functions, which flush on
+ * CACHE_LINE and BYTE granularity: fn(pmem, src, len, store flags) as a
+ * guarded call (guard.h), so that a SIGBUS in it fails this request with
+ * -EIO instead of killing the server (poison.c).
  */
-static int pmem_copy_guarded(struct pmem_dev *dev, enum pmem_copy_op op,
-			     uint64_t off, void *buf, size_t len)
+static int pmem_store_guarded(struct pmem_dev *dev, pmem_guarded_fn fn,
+			      char *pmem, const void *src, size_t len)
 {
-	struct pmem_poison_guard guard;
-	char *pmem = dev->addr + off;
+	struct pmem_guard *guard = &pmem_thread_guard;
 
-	if (sigsetjmp(guard.env, 0))
-		return -EIO;	/* the handler disarmed the guard */
-	pmem_poison_arm(&guard, dev);
-	switch (op) {
-	case PMEM_COPY_READ:
-		memcpy(buf, pmem, len);
-		break;
-	case PMEM_COPY_WRITE:
-		dev->memcpy_fn(pmem, buf, len, dev->store_flags);
-		break;
-	case PMEM_COPY_ZERO:
-		dev->memset_fn(pmem, 0, len, dev->store_flags);
-		break;
-	}
-	pmem_poison_disarm();
-	return 0;
+	guard->start = dev->addr;
+	guard->end = dev->addr + dev->size;
+	return pmem_guarded_call(guard, fn, pmem, src, len, dev->store_flags) ?
+		-EIO : 0;
+}
+
+/*
+ * ASan does not see inside pmem_copy_mc(): check the destination as its
+ * memcpy() interceptor would.
+ */
+static void pmem_asan_check_dst(void *dst, size_t len)
+{
+#ifdef __SANITIZE_ADDRESS__
+	void *bad = __asan_region_is_poisoned(dst, len);
+
+	if (bad)
+		__asan_report_error(__builtin_return_address(0),
+				    __builtin_frame_address(0),
+				    __builtin_frame_address(0), bad, 1, len);
+#else
+	(void)dst;
+	(void)len;
+#endif
+}
+
+/* Reads copy with our own copy_mc (copy_mc_x86_64.S), no guard to arm. */
+static int pmem_read_copy(struct pmem_dev *dev, void *dst, uint64_t off,
+			  size_t len)
+{
+	pmem_asan_check_dst(dst, len);
+	return pmem_copy_mc(dst, dev->addr + off, len) ? -EIO : 0;
+}
+
+/*
+ * Known bad blocks fail their reads up front, as is_bad_pmem() makes the
+ * kernel's pmem_do_read() do.  A function of its own so that the common
+ * read, on a device without bad blocks, makes no call that needs registers
+ * saved: every instruction between two copies counts here (see
+ * docs/PERFORMANCE.md, pmem).
+ */
+static __attribute__((noinline)) int
+pmem_read_badblocks(struct pmem_dev *dev, void *dst, uint64_t off, size_t len)
+{
+	if (pmem_badblocks_overlap(&dev->badblocks, off, len))
+		return -EIO;
+	return pmem_read_copy(dev, dst, off, len);
 }
 
 int pmem_read(struct pmem_dev *dev, void *dst, uint64_t off, size_t len)
@@ -75,10 +102,9 @@ int pmem_read(struct pmem_dev *dev, void *dst, uint64_t off, size_t len)
 
 	if (ret)
 		return ret;
-	if (dev->badblocks.count &&
-	    pmem_badblocks_overlap(&dev->badblocks, off, len))
-		return -EIO;
-	return pmem_copy_guarded(dev, PMEM_COPY_READ, off, dst, len);
+	if (dev->badblocks.count)
+		return pmem_read_badblocks(dev, dst, off, len);
+	return pmem_read_copy(dev, dst, off, len);
 }
 
 /*
@@ -87,7 +113,7 @@ int pmem_read(struct pmem_dev *dev, void *dst, uint64_t off, size_t len)
  * the copy, not before: a flush that ran between the mark and the copy
  * would take the chunk and persist it without the data.
  */
-static int pmem_store(struct pmem_dev *dev, enum pmem_copy_op op,
+static int pmem_store(struct pmem_dev *dev, pmem_guarded_fn fn,
 		      uint64_t off, const void *src, size_t len)
 {
 	int ret = pmem_check_range(dev, off, len);
@@ -96,9 +122,7 @@ static int pmem_store(struct pmem_dev *dev, enum pmem_copy_op op,
 		return ret;
 	if (dev->readonly)
 		return -EROFS;
-	/* memcpy_fn() takes a const source; the guard's buffer is shared
-	 * with the read direction, hence the cast. */
-	ret = pmem_copy_guarded(dev, op, off, (void *)src, len);
+	ret = pmem_store_guarded(dev, fn, dev->addr + off, src, len);
 	if (dev->dirty)
 		pmem_dirty_mark(dev->dirty, off, len);
 	return ret;
@@ -107,10 +131,11 @@ static int pmem_store(struct pmem_dev *dev, enum pmem_copy_op op,
 int pmem_write(struct pmem_dev *dev, uint64_t off, const void *src,
 	       size_t len)
 {
-	return pmem_store(dev, PMEM_COPY_WRITE, off, src, len);
+	return pmem_store(dev, (pmem_guarded_fn)dev->memcpy_fn, off, src, len);
 }
 
 int pmem_zero(struct pmem_dev *dev, uint64_t off, size_t len)
 {
-	return pmem_store(dev, PMEM_COPY_ZERO, off, NULL, len);
+	/* memset_fn(pmem, c, len, flags): the NULL source is c = 0. */
+	return pmem_store(dev, (pmem_guarded_fn)dev->memset_fn, off, NULL, len);
 }

@@ -9,9 +9,9 @@
 
 #include <libpmem2.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <stdatomic.h>
 
+#include "guard.h"
 #include "pmem.h"
 
 /* A known bad range, in bytes from the start of the device. */
@@ -70,36 +70,8 @@ void pmem_dirty_free(struct pmem_dev *dev);
 void pmem_dirty_mark(struct pmem_dirty_map *dirty, uint64_t off,
 		     uint64_t len);
 
-/* poison.c: recovery from SIGBUS inside a copy. */
-struct pmem_poison_guard {
-	sigjmp_buf env;
-	const char *start;	/* the mapping being copied to or from */
-	const char *end;
-};
-
+/* poison.c: recovery from SIGBUS inside a copy (see guard.h). */
 int pmem_poison_handler_install(void);
-
-/* The guard armed on this thread, if any.  initial-exec: the handler reads
- * it, and a dynamic TLS access could allocate, which a handler must not. */
-extern __thread struct pmem_poison_guard *volatile pmem_armed_guard
-	__attribute__((tls_model("initial-exec")));
-
-static inline void pmem_poison_arm(struct pmem_poison_guard *guard,
-				   const struct pmem_dev *dev)
-{
-	guard->start = dev->addr;
-	guard->end = dev->addr + dev->size;
-	pmem_armed_guard = guard;
-	/* The handler runs on this thread: keep the compiler from moving the
-	 * copy above the arming, nothing more is needed. */
-	atomic_signal_fence(memory_order_seq_cst);
-}
-
-static inline void pmem_poison_disarm(void)
-{
-	atomic_signal_fence(memory_order_seq_cst);
-	pmem_armed_guard = NULL;
-}
 
 /* open.c: one error line into the caller's buffer. */
 void pmem_set_error(char *errbuf, const char *fmt, ...)

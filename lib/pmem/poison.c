@@ -6,33 +6,94 @@
  * a backing file truncated under the running device (BUS_ADRERR), raises
  * SIGBUS in the thread doing the copy.  The kernel's pmem driver survives
  * the first with copy_mc_to_kernel() and fails the bio with BLK_STS_IOERR
- * (drivers/nvdimm/pmem.c: read_pmem()); userspace has no such copy, so the
- * copy runs under a guard: a thread-local jmp_buf that the handler jumps
- * back to, after which the request fails with -EIO and the server goes on.
+ * (drivers/nvdimm/pmem.c: read_pmem()).  Here, two ways back, after which
+ * the request fails with -EIO and the server goes on:
+ *  - Reads copy with pmem_copy_mc() (copy_mc_x86_64.S), our copy_mc: a
+ *    fault on its one `rep movsb` resumes after it, as the kernel does
+ *    with an exception-table entry, with RCX = the bytes not copied.
+ *  - Writes and zeroing copy with libpmem2's functions, whose code we do
+ *    not own, as a pmem_guarded_call() (guarded_call_x86_64.S): the
+ *    handler resumes the thread at the end of that call, which returns 1.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "pmem_internal.h"
 
-__thread struct pmem_poison_guard *volatile pmem_armed_guard;
+/* guarded_call_x86_64.S addresses the fields by these offsets. */
+_Static_assert(offsetof(struct pmem_guard, rsp) == PMEM_GUARD_RSP, "rsp");
+_Static_assert(offsetof(struct pmem_guard, rbx) == PMEM_GUARD_RBX, "rbx");
+_Static_assert(offsetof(struct pmem_guard, rbp) == PMEM_GUARD_RBP, "rbp");
+_Static_assert(offsetof(struct pmem_guard, r12) == PMEM_GUARD_R12, "r12");
+_Static_assert(offsetof(struct pmem_guard, r13) == PMEM_GUARD_R13, "r13");
+_Static_assert(offsetof(struct pmem_guard, r14) == PMEM_GUARD_R14, "r14");
+_Static_assert(offsetof(struct pmem_guard, r15) == PMEM_GUARD_R15, "r15");
+_Static_assert(offsetof(struct pmem_guard, active) == PMEM_GUARD_ACTIVE,
+	       "active");
+
+__thread struct pmem_guard pmem_thread_guard;
 
 static pthread_once_t pmem_handler_once = PTHREAD_ONCE_INIT;
 static int pmem_handler_error;
 
+/*
+ * A fault on pmem_copy_mc()'s `rep movsb` while loading from its source:
+ * the CPU left RSI at the next byte to load and RCX at the bytes left, so
+ * the fault address lies in [RSI, RSI + RCX).  A fault on the destination
+ * (our own buffer) is a bug, not poison, and is not fixed up.
+ */
+static bool pmem_copy_mc_recover(const siginfo_t *info, ucontext_t *uc)
+{
+	greg_t *regs = uc->uc_mcontext.gregs;
+	uintptr_t addr = (uintptr_t)info->si_addr;
+	uintptr_t src = (uintptr_t)regs[REG_RSI];
+
+	if (regs[REG_RIP] != (greg_t)pmem_copy_mc_insn ||
+	    addr < src || addr - src >= (uintptr_t)regs[REG_RCX])
+		return false;
+	regs[REG_RIP] = (greg_t)pmem_copy_mc_fixup;
+	return true;
+}
+
+/*
+ * A fault inside the thread's guarded call, on the mapping it copies to or
+ * from: put back what the caller of pmem_guarded_call() expects to survive
+ * the call, and resume at its end with 1 as its return value.  Anything
+ * else (a fault on our own buffer is a bug, not poison) is not recovered.
+ */
+static bool pmem_guard_recover(const siginfo_t *info, ucontext_t *uc)
+{
+	struct pmem_guard *g = &pmem_thread_guard;
+	const char *addr = info->si_addr;
+	greg_t *regs = uc->uc_mcontext.gregs;
+
+	if (!g->active || addr < g->start || addr >= g->end)
+		return false;
+	g->active = 0;
+	regs[REG_RSP] = (greg_t)g->rsp;
+	regs[REG_RBX] = (greg_t)g->rbx;
+	regs[REG_RBP] = (greg_t)g->rbp;
+	regs[REG_R12] = (greg_t)g->r12;
+	regs[REG_R13] = (greg_t)g->r13;
+	regs[REG_R14] = (greg_t)g->r14;
+	regs[REG_R15] = (greg_t)g->r15;
+	regs[REG_RAX] = 1;
+	regs[REG_RIP] = (greg_t)pmem_guarded_call_resume;
+	return true;
+}
+
 static void pmem_sigbus_handler(int sig, siginfo_t *info, void *ucontext)
 {
-	struct pmem_poison_guard *guard = pmem_armed_guard;
-	const char *addr = info->si_addr;
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 
-	(void)ucontext;
-	if (guard && addr >= guard->start && addr < guard->end) {
-		pmem_armed_guard = NULL;
-		siglongjmp(guard->env, 1);
-	}
+	/* si_code > 0: raised by a fault, not sent by kill() or raise(). */
+	if (info->si_code > 0 && (pmem_copy_mc_recover(info, ucontext) ||
+				  pmem_guard_recover(info, ucontext)))
+		return;		/* rt_sigreturn to the fixup */
 	/*
 	 * Not ours (another mapping, or kill -BUS): behave as if we had never
 	 * installed a handler.  raise() is delivered at once because of
@@ -45,10 +106,10 @@ static void pmem_sigbus_handler(int sig, siginfo_t *info, void *ucontext)
 }
 
 /*
- * SA_NODEFER keeps SIGBUS unblocked while the handler runs, so that the
- * guards can use sigsetjmp(env, 0): saving and restoring the signal mask
- * would cost two sigprocmask() system calls on every copy, and the handler
- * changes no other part of the mask.
+ * SA_NODEFER: for a SIGBUS that is not ours, the raise() above must be
+ * delivered at once, under the default action, not when the handler
+ * returns.  A recovered fault returns through rt_sigreturn, which restores
+ * the mask the thread had before the fault either way.
  */
 static void pmem_handler_install_once(void)
 {

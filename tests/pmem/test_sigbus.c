@@ -33,12 +33,10 @@ static bool sigbus_blocked(void)
 
 /*
  * Faults in a row, each caught: the handler stays installed after
- * recovering.  The guard jumps out of the handler without restoring a
- * saved signal mask (sigsetjmp(env, 0), poison.c), so SIGBUS must not be
- * blocked while the handler runs (SA_NODEFER): were it left blocked after
- * the first recovery, the kernel would kill the process on the next fault
- * (a synchronous signal that is blocked gets SIG_DFL, kernel/signal.c:
- * force_sig_info_to_task()).
+ * recovering, and the recovery (a return from the handler into a fixed-up
+ * context, poison.c) leaves SIGBUS unblocked: were it left blocked, the
+ * kernel would kill the process on the next fault (a synchronous signal
+ * that is blocked gets SIG_DFL, kernel/signal.c: force_sig_info_to_task()).
  */
 static void check_faults_fail(struct pmem_dev *dev)
 {
