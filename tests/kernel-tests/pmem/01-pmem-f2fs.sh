@@ -15,25 +15,8 @@ device_stats_have "$ID" '"volatile_cache": false' ||
 [ "$(cat /sys/block/ublkb$ID/queue/write_cache)" = "write through" ] ||
 	fail "ublkb$ID write_cache is '$(cat /sys/block/ublkb$ID/queue/write_cache)', expected write through"
 
-mkfs.f2fs -q -f "$DEV" || fail "mkfs.f2fs on $DEV failed"
-mount -t f2fs "$DEV" "$MNT" || fail "mount of f2fs on $DEV failed"
-i=0
-for size in 0 1 511 4095 4096 4097 65536 100000 1048576 3000001 8388608; do
-	d=$MNT/dir$((i % 3))
-	mkdir -p "$d"
-	head -c "$size" /dev/urandom >"$d/file$i" || fail "writing $d/file$i"
-	i=$((i + 1))
-done
-(cd "$MNT" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$T/sums" ||
-	fail "checksumming the tree"
-[ "$(wc -l <"$T/sums")" -eq $i ] || fail "expected $i files in the tree"
-umount "$MNT" || fail "umount $MNT"
-"$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
-[ ! -e "$DEV" ] || fail "$DEV still exists after del"
-
-vublk_add -t pmem -f "$IMG"
-mount -t f2fs "$DEV" "$MNT" || fail "mount of f2fs on $DEV after re-add failed"
-(cd "$MNT" && sha256sum --quiet -c "$T/sums") || fail "checksums differ after del + add"
+f2fs_tree_write
+f2fs_tree_survives_readd -t pmem -f "$IMG"
 umount "$MNT" || fail "umount $MNT"
 [ "$(device_counter "$ID" errors)" = 0 ] || fail "the server counted errors"
 "$VUBLK" del -n "$ID" || fail "vublk del -n $ID"

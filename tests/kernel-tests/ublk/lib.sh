@@ -47,6 +47,39 @@ vublk_add() {
 	ID=${DEV#/dev/ublkb}
 }
 
+# f2fs_tree_write: make f2fs on $DEV, mount it on $MNT and write a tree of
+# files of assorted sizes (empty, sub-block, unaligned, large) and a
+# symlink; their checksums go to $T/sums.
+f2fs_tree_write() {
+	local i=0 size d
+	mkfs.f2fs -q -f "$DEV" || fail "mkfs.f2fs on $DEV failed"
+	mount -t f2fs "$DEV" "$MNT" || fail "mount of f2fs on $DEV failed"
+	for size in 0 1 511 4095 4096 4097 65536 100000 1048576 3000001 8388608; do
+		d=$MNT/dir$((i % 3))/sub$((i % 2))
+		mkdir -p "$d"
+		head -c "$size" /dev/urandom >"$d/file$i" || fail "writing $d/file$i"
+		i=$((i + 1))
+	done
+	ln -s dir0/sub0/file0 "$MNT/link" || fail "symlink in $MNT"
+	(cd "$MNT" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$T/sums" ||
+		fail "checksumming the tree"
+	[ "$(wc -l <"$T/sums")" -eq $i ] || fail "expected $i files in the tree"
+}
+
+# f2fs_tree_survives_readd ADD_ARGS...: umount $MNT, del the device, add
+# it again with ADD_ARGS (setting DEV and ID), mount it and check every
+# file of f2fs_tree_write against its checksum.  Leaves it mounted.
+f2fs_tree_survives_readd() {
+	sync
+	umount "$MNT" || fail "umount $MNT"
+	"$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
+	[ ! -e "$DEV" ] || fail "$DEV still exists after del"
+	vublk_add "$@"
+	mount -t f2fs "$DEV" "$MNT" || fail "mount of f2fs on $DEV after re-add failed"
+	(cd "$MNT" && sha256sum --quiet -c "$T/sums") || fail "checksums differ after del + add"
+	[ -L "$MNT/link" ] || fail "symlink lost after del + add"
+}
+
 # The server pid of device $1, from `vublk list --json`.
 server_pid() {
 	"$VUBLK" list -n "$1" --json | sed -n 's/.*"pid": \([0-9-]*\).*/\1/p' | head -n 1
