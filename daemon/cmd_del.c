@@ -50,8 +50,14 @@ static int del_stop_server(unsigned id, pid_t pid)
 	return -ETIMEDOUT;
 }
 
-/* Delete one device; found says whether it existed at all. */
-static int del_one(struct ublk_ctrl *c, unsigned id, bool *found)
+/*
+ * The running vublk server of device id: its pid, 0 if it has none, or
+ * -EBUSY if another program (*other) serves the device.  *found says
+ * whether the device exists at all (in the kernel or in our state
+ * directory).
+ */
+static pid_t del_find_server(struct ublk_ctrl *c, unsigned id, bool *found,
+			     pid_t *other)
 {
 	struct ublksrv_ctrl_dev_info info;
 	struct vublk_state st;
@@ -66,17 +72,29 @@ static int del_one(struct ublk_ctrl *c, unsigned id, bool *found)
 	    !vublk_server_alive(info.ublksrv_pid) &&
 	    kill(info.ublksrv_pid, 0) == 0 && info.state == UBLK_S_DEV_LIVE) {
 		/* Another ublk server's device (or a reused pid): not ours. */
-		vublk_error("device %u is served by pid %d, which is not vublk; leaving it alone",
-			    id, (int)info.ublksrv_pid);
+		*other = info.ublksrv_pid;
 		return -EBUSY;
 	}
-	if (ret == 0 && vublk_server_alive(info.ublksrv_pid)) {
-		ret = del_stop_server(id, info.ublksrv_pid);
-		if (ret < 0)
-			return ret;
-	} else if (have_state && vublk_server_alive(st.pid)) {
-		/* Still starting up, or the kernel lost the pid. */
-		ret = del_stop_server(id, st.pid);
+	if (ret == 0 && vublk_server_alive(info.ublksrv_pid))
+		return info.ublksrv_pid;
+	if (have_state && vublk_server_alive(st.pid))
+		return st.pid;	/* still starting up, or the kernel lost it */
+	return 0;
+}
+
+/* Delete one device; found says whether it existed at all. */
+static int del_one(struct ublk_ctrl *c, unsigned id, bool *found)
+{
+	pid_t other, pid = del_find_server(c, id, found, &other);
+	int ret;
+
+	if (pid == -EBUSY)
+		vublk_error("device %u is served by pid %d, which is not vublk; leaving it alone",
+			    id, (int)other);
+	if (pid < 0)
+		return pid;
+	if (pid > 0) {
+		ret = del_stop_server(id, pid);
 		if (ret < 0)
 			return ret;
 	}
@@ -90,6 +108,25 @@ static int del_one(struct ublk_ctrl *c, unsigned id, bool *found)
 	}
 	vublk_state_remove(id);
 	return 0;
+}
+
+/*
+ * del -a: ask every server to stop before waiting for any, so that they
+ * stop together (each stop is a STOP_DEV and a DEL_DEV, which wait for the
+ * kernel) instead of one after another; del_one() then waits for each and
+ * removes what is left.  A refusal is reported there, not here.
+ */
+static void del_signal_all(struct ublk_ctrl *c, const unsigned *ids, int n)
+{
+	pid_t other;
+	bool found;
+
+	for (int i = 0; i < n; i++) {
+		pid_t pid = del_find_server(c, ids[i], &found, &other);
+
+		if (pid > 0)
+			(void)kill(pid, SIGTERM);
+	}
 }
 
 static int del_usage_error(const char *what)
@@ -137,6 +174,7 @@ int vublk_cmd_del(int argc, char **argv)
 			ublk_ctrl_close(&ctrl);
 			return 1;
 		}
+		del_signal_all(&ctrl, ids, n);
 	} else {
 		ids = &one;
 		n = 1;

@@ -94,8 +94,8 @@ check_none_left() {
 }
 
 # round R COUNT: COUNT devices at once, then all deleted: three quarters
-# by concurrent del -n, the rest by one del -a (which stops its devices
-# one after another: the slow way under TCG).
+# by concurrent del -n, the rest by one del -a (which signals all their
+# servers, then waits for each).
 round() {
 	local start=$SECONDS
 	run_workers add_worker "$1" "$2"
