@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * guard.h - the copies that survive SIGBUS, shared by the C side (copy.c,
- * poison.c) and the assembly (copy_mc_x86_64.S, guarded_call_x86_64.S).  The offsets below are the
- * layout of struct pmem_guard; poison.c checks them at compile time.
+ * poison.c) and the assembly (copy_mc_x86_64.S, guarded_call_x86_64.S).
+ * The offsets below are the layout of struct pmem_guard; poison.c checks
+ * them at compile time.
  */
 #ifndef VUBLK_PMEM_GUARD_H
 #define VUBLK_PMEM_GUARD_H
@@ -35,8 +36,7 @@ struct pmem_guard {
 };
 
 /* The guarded function, called with four arguments in registers; its
- * return value is ignored.  memcpy(), pmem2_memcpy_fn and pmem2_memset_fn
- * all fit. */
+ * return value is ignored.  pmem2_memcpy_fn and pmem2_memset_fn fit. */
 typedef void (*pmem_guarded_fn)(void);
 
 /*
