@@ -37,6 +37,8 @@ _Static_assert(offsetof(struct pmem_guard, active) == PMEM_GUARD_ACTIVE,
 
 __thread struct pmem_guard pmem_thread_guard;
 
+#define X86_EFLAGS_DF 0x400	/* the direction flag, bit 10 */
+
 static pthread_once_t pmem_handler_once = PTHREAD_ONCE_INIT;
 static int pmem_handler_error;
 
@@ -82,6 +84,9 @@ static bool pmem_guard_recover(const siginfo_t *info, ucontext_t *uc)
 	regs[REG_R14] = (greg_t)g->r14;
 	regs[REG_R15] = (greg_t)g->r15;
 	regs[REG_RAX] = 1;
+	/* The ABI has the direction flag clear at every call and return; a
+	 * copy that ran backwards (std) may have faulted with it set. */
+	regs[REG_EFL] &= ~(greg_t)X86_EFLAGS_DF;
 	regs[REG_RIP] = (greg_t)pmem_guarded_call_resume;
 	return true;
 }

@@ -20,7 +20,7 @@
  * Loads known values into every callee-saved register, calls
  * pmem_guarded_call(guard, fn, a0, NULL, 0, 0) and returns its result in
  * bits 0-7 and, in bits 8-13, which of rbx, rbp, r12..r15 did not come
- * back with its value.
+ * back with its value; bit 14 if the direction flag came back set.
  */
 	.globl	call_keeps_regs
 	.type	call_keeps_regs, @function
@@ -76,7 +76,13 @@ call_keeps_regs:
 	cmpq	%rcx, %r15
 	je	6f
 	orl	$0x2000, %eax
-6:	addq	$8, %rsp
+6:	pushfq
+	popq	%rcx
+	testl	$0x400, %ecx		/* DF */
+	jz	7f
+	orl	$0x4000, %eax
+	cld
+7:	addq	$8, %rsp
 	.cfi_adjust_cfa_offset -8
 	popq	%r15
 	.cfi_adjust_cfa_offset -8
@@ -97,8 +103,9 @@ call_keeps_regs:
 /*
  * void clobber_then_load(const char *addr)
  * What a copy function may do: save the callee-saved registers, use them,
- * then load from @addr, which faults if @addr is past the end of a
- * truncated file.  Returns normally (registers restored) if it does not.
+ * set the direction flag (a backward copy), then load from @addr, which
+ * faults if @addr is past the end of a truncated file.  Returns normally
+ * (registers and flag restored) if it does not.
  */
 	.globl	clobber_then_load
 	.type	clobber_then_load, @function
@@ -123,7 +130,9 @@ clobber_then_load:
 	movq	$-1, %r13
 	movq	$-1, %r14
 	movq	$-1, %r15
+	std
 	movb	(%rdi), %al
+	cld
 	popq	%r15
 	.cfi_adjust_cfa_offset -8
 	popq	%r14

@@ -3,8 +3,9 @@
  * test_guard.c - the two ways lib/pmem survives a SIGBUS in a copy, at the
  * level of registers (guard.h):
  *  - pmem_guarded_call() whose function faults returns 1 with every
- *    callee-saved register as its caller had it, although the function had
- *    overwritten them all; one that does not fault returns 0 alike; the
+ *    callee-saved register as its caller had it and the direction flag
+ *    clear, although the function had overwritten them all and set it;
+ *    one that does not fault returns 0 alike; the
  *    guard is disarmed after both, and faults in a row are each caught.
  *  - pmem_copy_mc() returns the number of bytes it did not copy when its
  *    source runs past the end of a truncated file, having copied the rest.
