@@ -9,7 +9,9 @@
 
 #include <libpmem2.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <ucontext.h>
 
 #include "guard.h"
 #include "pmem.h"
@@ -72,6 +74,11 @@ void pmem_dirty_mark(struct pmem_dirty_map *dirty, uint64_t off,
 
 /* poison.c: recovery from SIGBUS inside a copy (see guard.h). */
 int pmem_poison_handler_install(void);
+/* The handler's two recoveries: true if the fault was ours, and then @uc
+ * is set to resume at the fixup.  Exposed for tests/pmem/test_guard.c,
+ * which feeds them the memory-error faults no host test can raise. */
+bool pmem_copy_mc_recover(const siginfo_t *info, ucontext_t *uc);
+bool pmem_guard_recover(const siginfo_t *info, ucontext_t *uc);
 
 /* open.c: one error line into the caller's buffer. */
 void pmem_set_error(char *errbuf, const char *fmt, ...)

@@ -43,19 +43,53 @@ static pthread_once_t pmem_handler_once = PTHREAD_ONCE_INIT;
 static int pmem_handler_error;
 
 /*
+ * The bytes a fault names, [*lo, *hi), for the two faults we recover from.
+ * One past the end of a truncated file (BUS_ADRERR) names the very byte.
+ * A consumed memory error (BUS_MCEERR_AR) names the start of the poisoned
+ * block of 2^si_addr_lsb bytes (mm/memory-failure.c: kill_proc() ->
+ * force_sig_mceerr() with the page's address), which the copy may have
+ * entered anywhere.  Anything else is not ours: a signal sent by kill()
+ * or raise() (si_code <= 0), or an asynchronous memory-error notice
+ * (BUS_MCEERR_AO) about memory this copy may not even touch.
+ */
+static bool pmem_fault_block(const siginfo_t *info, uintptr_t *lo,
+			     uintptr_t *hi)
+{
+	uintptr_t addr = (uintptr_t)info->si_addr;
+	uintptr_t size;
+
+	switch (info->si_code) {
+	case BUS_ADRERR:
+		size = 1;
+		break;
+	case BUS_MCEERR_AR:
+		if (info->si_addr_lsb < 0 ||
+		    (size_t)info->si_addr_lsb >= 8 * sizeof(uintptr_t))
+			return false;
+		size = (uintptr_t)1 << info->si_addr_lsb;
+		break;
+	default:
+		return false;
+	}
+	*lo = addr & ~(size - 1);
+	*hi = *lo + size;
+	return true;
+}
+
+/*
  * A fault on pmem_copy_mc()'s `rep movsb` while loading from its source:
  * the CPU left RSI at the next byte to load and RCX at the bytes left, so
- * the fault address lies in [RSI, RSI + RCX).  A fault on the destination
- * (our own buffer) is a bug, not poison, and is not fixed up.
+ * the fault lies in [RSI, RSI + RCX).  A fault on the destination (our own
+ * buffer) is a bug, not poison, and is not fixed up.
  */
-static bool pmem_copy_mc_recover(const siginfo_t *info, ucontext_t *uc)
+bool pmem_copy_mc_recover(const siginfo_t *info, ucontext_t *uc)
 {
 	greg_t *regs = uc->uc_mcontext.gregs;
-	uintptr_t addr = (uintptr_t)info->si_addr;
-	uintptr_t src = (uintptr_t)regs[REG_RSI];
+	uintptr_t lo, hi, src = (uintptr_t)regs[REG_RSI];
 
 	if (regs[REG_RIP] != (greg_t)pmem_copy_mc_insn ||
-	    addr < src || addr - src >= (uintptr_t)regs[REG_RCX])
+	    !pmem_fault_block(info, &lo, &hi) ||
+	    hi <= src || lo >= src + (uintptr_t)regs[REG_RCX])
 		return false;
 	regs[REG_RIP] = (greg_t)pmem_copy_mc_fixup;
 	return true;
@@ -67,13 +101,14 @@ static bool pmem_copy_mc_recover(const siginfo_t *info, ucontext_t *uc)
  * the call, and resume at its end with 1 as its return value.  Anything
  * else (a fault on our own buffer is a bug, not poison) is not recovered.
  */
-static bool pmem_guard_recover(const siginfo_t *info, ucontext_t *uc)
+bool pmem_guard_recover(const siginfo_t *info, ucontext_t *uc)
 {
 	struct pmem_guard *g = &pmem_thread_guard;
-	const char *addr = info->si_addr;
 	greg_t *regs = uc->uc_mcontext.gregs;
+	uintptr_t lo, hi;
 
-	if (!g->active || addr < g->start || addr >= g->end)
+	if (!g->active || !pmem_fault_block(info, &lo, &hi) ||
+	    hi <= (uintptr_t)g->start || lo >= (uintptr_t)g->end)
 		return false;
 	g->active = 0;
 	regs[REG_RSP] = (greg_t)g->rsp;
@@ -95,9 +130,8 @@ static void pmem_sigbus_handler(int sig, siginfo_t *info, void *ucontext)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 
-	/* si_code > 0: raised by a fault, not sent by kill() or raise(). */
-	if (info->si_code > 0 && (pmem_copy_mc_recover(info, ucontext) ||
-				  pmem_guard_recover(info, ucontext)))
+	if (pmem_copy_mc_recover(info, ucontext) ||
+	    pmem_guard_recover(info, ucontext))
 		return;		/* rt_sigreturn to the fixup */
 	/*
 	 * Not ours (another mapping, or kill -BUS): behave as if we had never
