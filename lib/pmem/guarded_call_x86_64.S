@@ -23,9 +23,24 @@
  * 69 instructions per copy in all (callgrind), where this takes 21 and its
  * C caller a handful (docs/PERFORMANCE.md, pmem).
  */
-#include <cet.h>
-
 #include "guard.h"
+
+/*
+ * CET: indirect-branch tracking, yes (endbr64 where the code is built for
+ * it).  Shadow stacks, no: the resume skips fn's returns, and the shadow
+ * stack would still hold them (sigreturn restores the shadow-stack pointer
+ * from its own token, not from the context the handler edits), so the
+ * next `ret` would fault.  This file therefore marks itself IBT-only
+ * instead of including <cet.h>, whose note also claims SHSTK: the linker
+ * then marks the program as not shadow-stack compatible, and the kernel
+ * gives it none.  (glibc's longjmp unwinds the shadow stack with incsspq;
+ * a guard would have to save it with rdsspq to do the same.)
+ */
+#ifdef __CET__
+# define ENDBR	endbr64
+#else
+# define ENDBR
+#endif
 
 	.text
 	.p2align 4
@@ -34,7 +49,7 @@
 	.type	pmem_guarded_call, @function
 pmem_guarded_call:
 	.cfi_startproc
-	_CET_ENDBR
+	ENDBR
 	movq	%rbx, PMEM_GUARD_RBX(%rdi)
 	movq	%rbp, PMEM_GUARD_RBP(%rdi)
 	movq	%r12, PMEM_GUARD_R12(%rdi)
@@ -45,6 +60,9 @@ pmem_guarded_call:
 	.cfi_adjust_cfa_offset 8
 	movq	%rsp, PMEM_GUARD_RSP(%rdi)
 	movq	%rdi, %rbx		/* the guard, kept across the call */
+	/* For unwinders: the caller's RBX is at [RBX + PMEM_GUARD_RBX]
+	 * (DW_CFA_expression rbx, DW_OP_breg3 PMEM_GUARD_RBX). */
+	.cfi_escape 0x10, 0x03, 0x02, 0x73, PMEM_GUARD_RBX
 	movq	%rsi, %rax
 	movq	%rdx, %rdi		/* a0..a3 -> fn's first four arguments */
 	movq	%rcx, %rsi
@@ -54,6 +72,7 @@ pmem_guarded_call:
 	call	*%rax
 	movb	$0, PMEM_GUARD_ACTIVE(%rbx)
 	movq	PMEM_GUARD_RBX(%rbx), %rbx
+	.cfi_restore %rbx
 	xorl	%eax, %eax
 	.globl	pmem_guarded_call_resume
 	.hidden	pmem_guarded_call_resume
@@ -65,3 +84,17 @@ pmem_guarded_call_resume:
 	.size	pmem_guarded_call, . - pmem_guarded_call
 
 	.section .note.GNU-stack, "", @progbits
+
+#if defined(__CET__) && (__CET__ & 1)
+	/* GNU_PROPERTY_X86_FEATURE_1_AND = IBT only (see the top). */
+	.section .note.gnu.property, "a"
+	.p2align 3
+	.long	4			/* name size */
+	.long	16			/* descriptor size */
+	.long	5			/* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz	"GNU"
+	.long	0xc0000002		/* GNU_PROPERTY_X86_FEATURE_1_AND */
+	.long	4			/* data size */
+	.long	1			/* GNU_PROPERTY_X86_FEATURE_1_IBT */
+	.p2align 3
+#endif

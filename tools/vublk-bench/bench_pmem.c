@@ -41,10 +41,12 @@
  * time: both sides are pure CPU work (copies between memory, no sleeping),
  * and the time other processes run would otherwise be charged to whichever
  * side they preempted.  IOPS are therefore per CPU-second of one core.
- * Every side walks the same list of random offsets, each from its own
- * third of it, so that no side finds the pages (or their TLB entries) that
- * another side's batch has just brought in: every copy is a cold random
- * 4 KiB access, for each side alike.  Before timing, every page is written
+ * Every side walks the same list of random offsets, each starting a third
+ * of the list apart from the others, so that an offset one side copies
+ * was last copied by another some 21 rounds (~64,000 copies) earlier:
+ * no side finds the pages (or their TLB entries) that another side's batch
+ * has just brought in, and every copy is a cold random 4 KiB access, for
+ * each side alike.  Before timing, every page is written
  * once, so that no page fault is timed.
  */
 #include <errno.h>
@@ -87,7 +89,7 @@ static const char bp_usage[] =
 "prints the ratios.\n"
 "FILE must not exist: it is created, written over and removed.  On a\n"
 "-o dax filesystem it maps with CACHE_LINE granularity, elsewhere PAGE.\n"
-"  --seconds N   CPU seconds for each of the four sides (default 2)\n"
+"  --seconds N   CPU seconds for each of the three sides (default 2)\n"
 "  --size N      MiB of FILE to create and address (default 256)\n"
 "  --calibrate   every side does the bare copy: checks that the harness\n"
 "                favours no side (the ratios should all be about 1)\n";
@@ -263,8 +265,10 @@ static int bp_op(struct bp_run *r, enum bp_phase phase, uint64_t off)
 	if (r->a->calibrate)
 		phase = phase < BP_BARE_READ ? BP_BARE_WRITE : BP_BARE_READ;
 	/* The bare copies take their length from memory, as lib/pmem's do:
-	 * a constant 4096 lets the compiler inline memcpy() as rep movsq,
-	 * a different copy routine than glibc's, which lib/pmem calls. */
+	 * a constant 4096 would let the compiler inline memcpy() as rep
+	 * movsq instead of calling glibc's.  (lib/pmem reads with its own
+	 * rep movsb, pmem_copy_mc(): 0.97x of glibc's memcpy in a stand-alone
+	 * loop, docs/PERFORMANCE.md; that difference is the target's.) */
 	switch (phase) {
 	case BP_BARE_WRITE:
 		r->memcpy_fn(r->base + off, r->buf, r->io_size, r->store_flags);
@@ -294,8 +298,8 @@ static double bp_cpu_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* One timed batch of @phase, continuing its walk of its own third of the
- * offsets. */
+/* One timed batch of @phase, continuing its walk of the offsets from its
+ * own starting point (see the top). */
 static int bp_run_batch(struct bp_run *r, enum bp_phase phase)
 {
 	double start = bp_cpu_now();
