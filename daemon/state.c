@@ -74,30 +74,47 @@ static void state_print(FILE *f, const struct vublk_state *st)
 	fputs("}\n", f);
 }
 
+FILE *vublk_file_begin(const char *path, char *tmp, size_t tmp_len)
+{
+	snprintf(tmp, tmp_len, "%s.tmp", path);
+	return fopen(tmp, "we");
+}
+
+int vublk_file_commit(FILE *f, const char *tmp, const char *path)
+{
+	bool written = !ferror(f);
+	int err = 0;
+
+	if (fclose(f) != 0)
+		err = -errno;
+	else if (!written)
+		err = -EIO;
+	else if (rename(tmp, path) != 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 int vublk_state_write(const struct vublk_state *st)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	FILE *f;
+	int err;
 
 	vublk_run_path(path, sizeof(path), st->id, ".json");
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
+	f = vublk_file_begin(path, tmp, sizeof(tmp));
 	if (!f) {
 		vublk_error("cannot write state file %s: %s", tmp,
 			    strerror(errno));
 		return -errno;
 	}
 	state_print(f, st);
-	/* Atomic: a reader sees the old file or the whole new one.  A
-	 * write that failed before fclose() (a buffer flushed early, with
-	 * ENOSPC) is only in ferror(): never rename a cut file into place. */
-	if (ferror(f) | fclose(f) || rename(tmp, path) != 0) {
+	err = vublk_file_commit(f, tmp, path);
+	if (err)
 		vublk_error("cannot write state file %s: %s", path,
-			    strerror(errno));
-		unlink(tmp);
-		return -EIO;
-	}
-	return 0;
+			    strerror(-err));
+	return err;
 }
 
 /* ---- a reader for the flat objects state_print() writes ---- */

@@ -808,22 +808,15 @@ static void ublk_server_write_stats(const struct vublk_server *s)
 {
 	const char *path = s->cfg->stats_path;
 	char tmp[4096];
-	bool written;
 	FILE *f;
 
 	if (!path || !path[0])
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
+	f = vublk_file_begin(path, tmp, sizeof(tmp));
 	if (!f)
 		return;	/* counters are best effort; I/O goes on */
 	ublk_server_stats_json(s, f);
-	/* A write error (e.g. ENOSPC on /run) must not replace a good file
-	 * with a cut one: ferror() covers the fprintf()s, fclose() the flush. */
-	written = !ferror(f);
-	if (fclose(f) == 0 && written && rename(tmp, path) == 0)
-		return;
-	unlink(tmp);
+	(void)vublk_file_commit(f, tmp, path);	/* best effort, as above */
 }
 
 /* ------------------------------------------------------------------ */

@@ -98,6 +98,22 @@ void vublk_log_set_error_hook(void (*hook)(void *ctx, const char *line),
 void vublk_log_set_timestamps(bool on);
 
 /* ------------------------------------------------------------------ */
+/* Files the server and the CLI replace whole (state.c): state, stats. */
+
+/*
+ * Open the temporary sibling of path (path.tmp, its name into tmp) for a
+ * new version of the file; NULL with errno set on failure.
+ */
+FILE *vublk_file_begin(const char *path, char *tmp, size_t tmp_len);
+/*
+ * Close f and put tmp in place of path, atomically: a reader sees the old
+ * file or the whole new one.  A write that failed before fclose() (a
+ * buffer flushed early, with ENOSPC) shows only in ferror(): a cut file is
+ * never renamed into place.  On failure tmp is removed.  0 or -errno.
+ */
+int vublk_file_commit(FILE *f, const char *tmp, const char *path);
+
+/* ------------------------------------------------------------------ */
 /* Targets (targets.c). */
 
 /* Each target file defines one of these. */
