@@ -5,12 +5,46 @@
  */
 #include <cet.h>
 
-#define K_RBX 0x0b0b0b0b0b0b0b01
-#define K_RBP 0x0b0b0b0b0b0b0b02
-#define K_R12 0x0b0b0b0b0b0b0b03
-#define K_R13 0x0b0b0b0b0b0b0b04
-#define K_R14 0x0b0b0b0b0b0b0b05
-#define K_R15 0x0b0b0b0b0b0b0b06
+/* Register n (1 = rbx ... 6 = r15, in the order below) holds
+ * K_BASE + n before the call. */
+#define K_BASE 0x0b0b0b0b0b0b0b00
+
+/* Every callee-saved register onto the stack, and back. */
+.macro SAVE_CALLEE_SAVED
+	.irp reg, rbx, rbp, r12, r13, r14, r15
+	pushq	%\reg
+	.cfi_adjust_cfa_offset 8
+	.endr
+.endm
+
+.macro RESTORE_CALLEE_SAVED
+	.irp reg, r15, r14, r13, r12, rbp, rbx
+	popq	%\reg
+	.cfi_adjust_cfa_offset -8
+	.endr
+.endm
+
+/* Register n gets K_BASE + n. */
+.macro LOAD_KNOWN
+	.set n, 1
+	.irp reg, rbx, rbp, r12, r13, r14, r15
+	movabsq	$(K_BASE + n), %\reg
+	.set n, n + 1
+	.endr
+.endm
+
+/* Bit 7 + n of EAX for each register n that no longer holds K_BASE + n. */
+.macro CHECK_KNOWN
+	.set n, 1
+	.irp reg, rbx, rbp, r12, r13, r14, r15
+	movabsq	$(K_BASE + n), %rcx
+	cmpq	%rcx, %\reg
+	je	1f
+	orl	$(0x80 << n), %eax
+1:
+	.set n, n + 1
+	.endr
+.endm
 
 	.text
 
@@ -27,56 +61,17 @@
 call_keeps_regs:
 	.cfi_startproc
 	_CET_ENDBR
-	pushq	%rbx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	pushq	%r12
-	.cfi_adjust_cfa_offset 8
-	pushq	%r13
-	.cfi_adjust_cfa_offset 8
-	pushq	%r14
-	.cfi_adjust_cfa_offset 8
-	pushq	%r15
-	.cfi_adjust_cfa_offset 8
+	SAVE_CALLEE_SAVED
 	subq	$8, %rsp
 	.cfi_adjust_cfa_offset 8
-	movabsq	$K_RBX, %rbx
-	movabsq	$K_RBP, %rbp
-	movabsq	$K_R12, %r12
-	movabsq	$K_R13, %r13
-	movabsq	$K_R14, %r14
-	movabsq	$K_R15, %r15
+	LOAD_KNOWN
 	xorl	%ecx, %ecx		/* a1 */
 	xorl	%r8d, %r8d		/* a2 */
 	xorl	%r9d, %r9d		/* a3 */
 	call	pmem_guarded_call
 	movzbl	%al, %eax
-	movabsq	$K_RBX, %rcx
-	cmpq	%rcx, %rbx
-	je	1f
-	orl	$0x100, %eax
-1:	movabsq	$K_RBP, %rcx
-	cmpq	%rcx, %rbp
-	je	2f
-	orl	$0x200, %eax
-2:	movabsq	$K_R12, %rcx
-	cmpq	%rcx, %r12
-	je	3f
-	orl	$0x400, %eax
-3:	movabsq	$K_R13, %rcx
-	cmpq	%rcx, %r13
-	je	4f
-	orl	$0x800, %eax
-4:	movabsq	$K_R14, %rcx
-	cmpq	%rcx, %r14
-	je	5f
-	orl	$0x1000, %eax
-5:	movabsq	$K_R15, %rcx
-	cmpq	%rcx, %r15
-	je	6f
-	orl	$0x2000, %eax
-6:	pushfq
+	CHECK_KNOWN
+	pushfq
 	popq	%rcx
 	testl	$0x400, %ecx		/* DF */
 	jz	7f
@@ -84,18 +79,7 @@ call_keeps_regs:
 	cld
 7:	addq	$8, %rsp
 	.cfi_adjust_cfa_offset -8
-	popq	%r15
-	.cfi_adjust_cfa_offset -8
-	popq	%r14
-	.cfi_adjust_cfa_offset -8
-	popq	%r13
-	.cfi_adjust_cfa_offset -8
-	popq	%r12
-	.cfi_adjust_cfa_offset -8
-	popq	%rbp
-	.cfi_adjust_cfa_offset -8
-	popq	%rbx
-	.cfi_adjust_cfa_offset -8
+	RESTORE_CALLEE_SAVED
 	ret
 	.cfi_endproc
 	.size	call_keeps_regs, . - call_keeps_regs
@@ -112,18 +96,7 @@ call_keeps_regs:
 clobber_then_load:
 	.cfi_startproc
 	_CET_ENDBR
-	pushq	%rbx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	pushq	%r12
-	.cfi_adjust_cfa_offset 8
-	pushq	%r13
-	.cfi_adjust_cfa_offset 8
-	pushq	%r14
-	.cfi_adjust_cfa_offset 8
-	pushq	%r15
-	.cfi_adjust_cfa_offset 8
+	SAVE_CALLEE_SAVED
 	movq	$-1, %rbx
 	movq	$-1, %rbp
 	movq	$-1, %r12
@@ -133,18 +106,7 @@ clobber_then_load:
 	std
 	movb	(%rdi), %al
 	cld
-	popq	%r15
-	.cfi_adjust_cfa_offset -8
-	popq	%r14
-	.cfi_adjust_cfa_offset -8
-	popq	%r13
-	.cfi_adjust_cfa_offset -8
-	popq	%r12
-	.cfi_adjust_cfa_offset -8
-	popq	%rbp
-	.cfi_adjust_cfa_offset -8
-	popq	%rbx
-	.cfi_adjust_cfa_offset -8
+	RESTORE_CALLEE_SAVED
 	ret
 	.cfi_endproc
 	.size	clobber_then_load, . - clobber_then_load
