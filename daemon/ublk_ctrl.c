@@ -89,18 +89,17 @@ static const char *ublk_ctrl_cmd_name(unsigned op)
 }
 
 /*
- * A command's buffer is a heap copy of the caller's, named by the SQE's
- * user_data.  A command we stop waiting for (timeout) is not cancelled: the
- * driver runs it in io-wq (see above) and may still copy its answer out
- * (GET_DEV_INFO, GET_PARAMS, ADD_DEV: copy_to_user() of header->addr) --
- * into a caller's stack frame that would be gone by then, corrupting
- * whatever runs there.  The copy stays allocated until its late CQE shows
- * up (freed then, see ublk_ctrl_wait()), or until the process exits.
- */
-/*
  * Wait (bounded) for buf's command: 0 with its result in *res once its CQE
  * is seen, else -errno and buf is still the kernel's.  Late CQEs of
  * commands that timed out earlier are skipped and their buffers freed.
+ *
+ * Why buffers are the kernel's until their CQE: a command's buffer is a
+ * heap copy of the caller's, named by the SQE's user_data.  A command we
+ * stop waiting for (timeout) is not cancelled: the driver runs it in io-wq
+ * (see above) and may still copy its answer out (GET_DEV_INFO, GET_PARAMS,
+ * ADD_DEV: copy_to_user() of header->addr) -- into a caller's stack frame
+ * that would be gone by then, corrupting whatever runs there.  The copy
+ * stays allocated until its late CQE shows up, or until the process exits.
  */
 static int ublk_ctrl_wait(struct ublk_ctrl *c, unsigned char *buf,
 			  unsigned op, unsigned timeout_s, int *res)

@@ -78,6 +78,22 @@ static void bench_sha_rate(const struct bench_sha_meter *m,
 	*rate = (struct bench_rate){ m->bytes / m->wall, m->bytes / m->cpu };
 }
 
+/* Start timing for a meter: the two clocks now. */
+static void bench_sha_start(double *t0, double *c0)
+{
+	*t0 = bench_now();
+	*c0 = bench_cpu_now();
+}
+
+/* Charge len bytes and the time since bench_sha_start() to m. */
+static void bench_sha_stop(struct bench_sha_meter *m, double t0, double c0,
+			   size_t len)
+{
+	m->cpu += bench_cpu_now() - c0;
+	m->wall += bench_now() - t0;
+	m->bytes += len;
+}
+
 /* Hash one chunk with each limit in turn. */
 static int bench_sha_chunk(const struct merkle_params *p, const uint8_t *buf,
 			   size_t len, uint8_t *digests,
@@ -88,23 +104,17 @@ static int bench_sha_chunk(const struct merkle_params *p, const uint8_t *buf,
 	int err;
 
 	if (p->hash_alg == MERKLE_HASH_SHA256) {
-		t0 = bench_now();
-		c0 = bench_cpu_now();
+		bench_sha_start(&t0, &c0);
 		err = bench_raw_sha256(buf, len / bs, bs, digests);
-		meters[0].cpu += bench_cpu_now() - c0;
-		meters[0].wall += bench_now() - t0;
-		meters[0].bytes += len;
+		bench_sha_stop(&meters[0], t0, c0, len);
 		if (err) {
 			bench_error("OpenSSL's SHA256_Update failed");
 			return err;
 		}
 	}
-	t0 = bench_now();
-	c0 = bench_cpu_now();
+	bench_sha_start(&t0, &c0);
 	err = merkle_hash_blocks(p, buf, len / bs, digests);
-	meters[1].cpu += bench_cpu_now() - c0;
-	meters[1].wall += bench_now() - t0;
-	meters[1].bytes += len;
+	bench_sha_stop(&meters[1], t0, c0, len);
 	if (err)
 		bench_error("merkle_hash_blocks failed: %s", merkle_strerror(err));
 	return err;
