@@ -20,7 +20,7 @@
 #include <errno.h>
 
 #include "fuzz_input.h"
-#include "ublk.h"
+#include "validate.h"
 
 /* The limits a server can have: vublk_tgt.dev_size is in bytes (64-bit),
  * so dev_sectors < 2^55; logical_bs_shift is 9..12 (target.h). */

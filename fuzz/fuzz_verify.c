@@ -3,12 +3,12 @@
  * fuzz_verify.c - lib/merkle's verifier against fuzzed trees and data.
  *
  * Each input builds a small tree in memory and verifies its data the way
- * the daemon does: merkle_tree_open() over a read_tree callback, a tiny
- * shared cache (so that eviction, and with it the loss of "verified" marks
- * of fs/verity/verify.c, happens all the time), chunked
- * merkle_verify_blocks() calls with readahead, and optionally the
- * asynchronous path (read_tree says -EAGAIN; merkle_plan_reads() +
- * merkle_cache_fill()) or merkle_prefetch().
+ * the tools and the daemon do: a tiny shared cache (so that eviction, and
+ * with it the loss of "verified" marks of fs/verity/verify.c, happens all
+ * the time), chunked merkle_verify_blocks() calls with readahead, over a
+ * read_tree callback (the tools) or asynchronously (the daemon: no
+ * read_tree; each MERKLE_NEED_TREE answer's extent, and optionally a
+ * merkle_plan_reads() plan, goes in with merkle_cache_fill()).
  *
  * Modes and their oracles (abort() = a bug):
  *   honest      merkle_build_tree()'s own tree and root hash: every block
@@ -35,15 +35,26 @@
 #define MAX_DATA_SIZE (320u << 10)
 #define SMALL_DATA_SIZE (64u << 10)
 #define MAX_EXTENTS 16
-/* Give up on the asynchronous path after this many -EAGAIN rounds: a
- * cache smaller than one path may legitimately never hold a whole plan. */
-#define MAX_ASYNC_ROUNDS 8
+/* Give up on the asynchronous path after this many MERKLE_NEED_TREE
+ * rounds: a cache smaller than one path may legitimately evict what was
+ * filled before the walk gets back to it. */
+#define MAX_ASYNC_ROUNDS 16
 
 enum fuzz_mode { MODE_HONEST, MODE_FLIP_DATA, MODE_FLIP_TREE, MODE_ARBITRARY };
 
 #define FLAG_ASYNC (1u << 2)
-#define FLAG_PREFETCH (1u << 3)
+#define FLAG_PLAN (1u << 3)	/* async: fill a plan too */
 #define FLAG_LARGE (1u << 4)
+
+/*
+ * The synchronous tree (a read_tree callback, as the tools open it) and,
+ * with FLAG_ASYNC, an asynchronous one on the same cache (no callback, as
+ * the daemon opens it).
+ */
+struct merkle_trees {
+	struct merkle_tree *sync;
+	struct merkle_tree *async;
+};
 
 struct fuzz_case {
 	enum fuzz_mode mode;
@@ -60,11 +71,10 @@ struct fuzz_case {
 	struct merkle_geometry geo;
 };
 
-/* read_tree / read_data over memory; -EAGAIN while 'async' is set. */
+/* read_tree / read_data over memory. */
 struct mem_io {
 	const uint8_t *bytes;
 	uint64_t size;
-	bool async;
 };
 
 static int mem_read(void *ctx, void *buf, size_t len, uint64_t off)
@@ -73,8 +83,6 @@ static int mem_read(void *ctx, void *buf, size_t len, uint64_t off)
 
 	/* The library must never ask for bytes outside the tree (or data). */
 	FUZZ_CHECK(off <= io->size && len <= io->size - off);
-	if (io->async)
-		return -EAGAIN;
 	memcpy(buf, io->bytes + off, len);
 	return 0;
 }
@@ -178,12 +186,20 @@ static void check_extent(const struct fuzz_case *c,
 			 const struct merkle_extent *x)
 {
 	FUZZ_CHECK(x->len > 0 && x->len % c->geo.block_size == 0);
+	FUZZ_CHECK(x->len <= MERKLE_MAX_EXTENT_SIZE);
 	FUZZ_CHECK(x->off % c->geo.block_size == 0);
 	FUZZ_CHECK(x->off <= c->geo.tree_size &&
 		   x->len <= c->geo.tree_size - x->off);
 }
 
-/* The asynchronous caller: fetch what the plan lists, then retry. */
+static void fill_extent(struct merkle_tree *t, const struct fuzz_case *c,
+			const struct merkle_extent *x)
+{
+	check_extent(c, x);
+	FUZZ_CHECK(merkle_cache_fill(t, x->off, c->tree + x->off, x->len) == 0);
+}
+
+/* The plan for a chunk: what the daemon reads along with the data. */
 static void fill_planned(struct merkle_tree *t, const struct fuzz_case *c,
 			 uint64_t first, size_t n)
 {
@@ -192,32 +208,45 @@ static void fill_planned(struct merkle_tree *t, const struct fuzz_case *c,
 				      MAX_EXTENTS);
 
 	FUZZ_CHECK(count >= 0 && count <= MAX_EXTENTS);
-	for (int i = 0; i < count; i++) {
-		check_extent(c, &x[i]);
-		FUZZ_CHECK(merkle_cache_fill(t, x[i].off, c->tree + x[i].off,
-					     x[i].len) == 0);
-	}
+	for (int i = 0; i < count; i++)
+		fill_extent(t, c, &x[i]);
 }
 
-/* One merkle_verify_blocks() call, through whichever read path. */
-static int verify_chunk(struct merkle_tree *t, struct mem_io *io,
-			const struct fuzz_case *c, uint64_t first, size_t n,
-			uint64_t *bad)
+/*
+ * One chunk, as the daemon verifies a request: read what the verifier
+ * says it lacks, fill it, resume where it stopped (never before where the
+ * last call started).  A cache too small to keep a whole path may never
+ * finish that way: after MAX_ASYNC_ROUNDS the chunk is verified through
+ * the synchronous tree instead, which reads and pins in one walk.
+ */
+static int verify_chunk(struct merkle_trees *trees, const struct fuzz_case *c,
+			uint64_t first, size_t n, uint64_t *bad)
 {
-	const uint8_t *buf = c->data + first * c->geo.block_size;
+	const size_t bs = c->geo.block_size;
+	struct merkle_verify_result res;
+	uint64_t from = first;
 	int err;
 
-	io->async = c->flags & FLAG_ASYNC;
-	for (unsigned round = 0; round < MAX_ASYNC_ROUNDS; round++) {
-		err = merkle_verify_blocks(t, first, buf, n, c->ra_blocks, bad);
-		if (err != -EAGAIN)
-			return err;
-		FUZZ_CHECK(io->async);
-		fill_planned(t, c, first, n);
+	if (trees->async) {
+		if (c->flags & FLAG_PLAN)
+			fill_planned(trees->async, c, first, n);
+		for (unsigned round = 0; round < MAX_ASYNC_ROUNDS; round++) {
+			err = merkle_verify_blocks(trees->async, from,
+						   c->data + from * bs,
+						   n - (from - first),
+						   c->ra_blocks, &res);
+			*bad = res.block;
+			if (err != MERKLE_NEED_TREE)
+				return err;
+			FUZZ_CHECK(res.block >= from && res.block < first + n);
+			fill_extent(trees->async, c, &res.missing);
+			from = res.block;
+		}
 	}
-	io->async = false;
-	err = merkle_verify_blocks(t, first, buf, n, c->ra_blocks, bad);
-	FUZZ_CHECK(err != -EAGAIN);
+	err = merkle_verify_blocks(trees->sync, from, c->data + from * bs,
+				   n - (from - first), c->ra_blocks, &res);
+	FUZZ_CHECK(err != MERKLE_NEED_TREE);
+	*bad = res.block;
 	return err;
 }
 
@@ -225,7 +254,7 @@ static int verify_chunk(struct merkle_tree *t, struct mem_io *io,
  * Verify every block in chunks, resuming after each failure as
  * `vublk-verity verify` does.  Returns the first bad block, or UINT64_MAX.
  */
-static uint64_t verify_all(struct merkle_tree *t, struct mem_io *io,
+static uint64_t verify_all(struct merkle_trees *trees,
 			   const struct fuzz_case *c, unsigned *failures)
 {
 	uint64_t total = c->geo.data_blocks + c->past_eof_blocks;
@@ -234,17 +263,11 @@ static uint64_t verify_all(struct merkle_tree *t, struct mem_io *io,
 	int err;
 
 	*failures = 0;
-	/* Once per run: merkle_prefetch() allocates 1 MiB per call, which
-	 * costs an mmap under ASan and would halve the fuzzing speed. */
-	if (c->flags & FLAG_PREFETCH) {
-		io->async = false;
-		FUZZ_CHECK(merkle_prefetch(t, 0, total, c->ra_blocks) == 0);
-	}
 	while (first < total) {
 		n = total - first < c->chunk_blocks ?
 		    (size_t)(total - first) : c->chunk_blocks;
 		bad = UINT64_MAX;
-		err = verify_chunk(t, io, c, first, n, &bad);
+		err = verify_chunk(trees, c, first, n, &bad);
 		if (err == 0) {
 			first += n;
 			continue;
@@ -299,8 +322,8 @@ static uint64_t damage(struct fuzz_case *c)
 static void run_case(struct fuzz_case *c)
 {
 	struct mem_io io = { .bytes = c->tree, .size = c->geo.tree_size };
+	struct merkle_trees trees = { NULL, NULL };
 	struct merkle_cache *cache;
-	struct merkle_tree *t;
 	uint64_t expect_bad, first_bad;
 	unsigned failures;
 
@@ -312,9 +335,13 @@ static void run_case(struct fuzz_case *c)
 
 	cache = merkle_cache_new(c->cache_blocks * c->geo.block_size);
 	FUZZ_CHECK(cache != NULL);
-	FUZZ_CHECK(merkle_tree_open(&t, &c->params, c->root_hash, cache,
-				    mem_read, &io) == 0);
-	first_bad = verify_all(t, &io, c, &failures);
+	FUZZ_CHECK(merkle_tree_open(&trees.sync, &c->params, c->root_hash,
+				    cache, mem_read, &io) == 0);
+	if (c->flags & FLAG_ASYNC)
+		FUZZ_CHECK(merkle_tree_open(&trees.async, &c->params,
+					    c->root_hash, cache, NULL,
+					    NULL) == 0);
+	first_bad = verify_all(&trees, c, &failures);
 	switch (c->mode) {
 	case MODE_HONEST:
 		FUZZ_CHECK(first_bad == UINT64_MAX);
@@ -329,7 +356,8 @@ static void run_case(struct fuzz_case *c)
 	case MODE_ARBITRARY:
 		break;
 	}
-	merkle_tree_close(t);
+	merkle_tree_close(trees.async);
+	merkle_tree_close(trees.sync);
 	merkle_cache_free(cache);
 }
 

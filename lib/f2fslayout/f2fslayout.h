@@ -79,6 +79,23 @@ enum f2fslayout_error {
  */
 const char *f2fslayout_strerror(int err);
 
+/* The kinds of failure, for reporting. */
+enum f2fslayout_error_kind {
+	F2FSLAYOUT_ERR_NONE,		/* not a failure */
+	F2FSLAYOUT_ERR_NOT_SEALED,	/* no vublk metadata at all */
+	F2FSLAYOUT_ERR_DAMAGE,		/* metadata present but invalid */
+	F2FSLAYOUT_ERR_ARGUMENT,	/* the caller's file or sizes won't do */
+	F2FSLAYOUT_ERR_IO,		/* -errno, or the image changed meanwhile */
+	F2FSLAYOUT_ERR_NOMEM,		/* out of memory */
+};
+
+/*
+ * The kind of a return value of this library (lib/merkle's codes
+ * included, through merkle_error_kind()); every caller classes failures
+ * with this, never by comparing codes.
+ */
+enum f2fslayout_error_kind f2fslayout_error_kind(int err);
+
 /* Where everything is, in bytes from the start of the image file. */
 struct f2fslayout_layout {
 	uint64_t data_size;	/* bytes of block device data */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * strerror.c - one line per failure: what is wrong, and what to do.
+ * strerror.c - one line per failure: what is wrong, and what to do; and
+ * what kind of failure it is.
  */
 
 #include "f2fslayout_private.h"
@@ -52,10 +53,48 @@ static const char *const messages[] = {
 		"Merkle tree access outside the tree region (internal error: please report)",
 };
 
+/* Whether err is one of the F2FSLAYOUT_E_* codes. */
+static bool f2fslayout_is_own_error(int err)
+{
+	return err >= FIRST_ERROR &&
+	       err < FIRST_ERROR + (int)(sizeof(messages) / sizeof(messages[0]));
+}
+
 const char *f2fslayout_strerror(int err)
 {
-	if (err >= FIRST_ERROR &&
-	    err < FIRST_ERROR + (int)(sizeof(messages) / sizeof(messages[0])))
+	if (f2fslayout_is_own_error(err))
 		return messages[err - FIRST_ERROR];
 	return merkle_strerror(err);
+}
+
+enum f2fslayout_error_kind f2fslayout_error_kind(int err)
+{
+	switch (err) {
+	case F2FSLAYOUT_E_IMAGE_TOO_SMALL:
+	case F2FSLAYOUT_E_NO_TRAILER:
+		return F2FSLAYOUT_ERR_NOT_SEALED;
+	case F2FSLAYOUT_E_TRUNCATED:
+		return F2FSLAYOUT_ERR_IO;
+	case F2FSLAYOUT_E_BAD_FILE_TYPE:
+	case F2FSLAYOUT_E_NOT_REGULAR:
+	case F2FSLAYOUT_E_IMAGE_TOO_LARGE:
+	case F2FSLAYOUT_E_TREE_RANGE:
+		return F2FSLAYOUT_ERR_ARGUMENT;
+	default:
+		break;
+	}
+	if (f2fslayout_is_own_error(err))
+		return F2FSLAYOUT_ERR_DAMAGE;	/* the trailer's checks */
+	switch (merkle_error_kind(err)) {
+	case MERKLE_ERR_NONE:
+		return F2FSLAYOUT_ERR_NONE;
+	case MERKLE_ERR_DAMAGE:
+		return F2FSLAYOUT_ERR_DAMAGE;
+	case MERKLE_ERR_ARGUMENT:
+		return F2FSLAYOUT_ERR_ARGUMENT;
+	case MERKLE_ERR_NOMEM:
+		return F2FSLAYOUT_ERR_NOMEM;
+	default:
+		return F2FSLAYOUT_ERR_IO;
+	}
 }

@@ -45,6 +45,27 @@ static int merkle_descriptor_check_header(const struct merkle_descriptor *d,
 	return 0;
 }
 
+/*
+ * The parameters came from the image, not from the caller: a value the
+ * library does not take means the descriptor is damaged (or from a newer
+ * fs-verity), which is a different failure from a caller's bad argument.
+ */
+static int merkle_descriptor_param_error(int err)
+{
+	switch (err) {
+	case MERKLE_E_BAD_ALG:
+		return MERKLE_E_DESC_BAD_ALG;
+	case MERKLE_E_BAD_BLOCKSIZE:
+		return MERKLE_E_DESC_BAD_BLOCKSIZE;
+	case MERKLE_E_BAD_SALT_SIZE:
+		return MERKLE_E_DESC_BAD_SALT_SIZE;
+	case MERKLE_E_TOO_MANY_LEVELS:
+		return MERKLE_E_DESC_TOO_MANY_LEVELS;
+	default:
+		return err;
+	}
+}
+
 int merkle_descriptor_parse(const void *buf, size_t len,
 			    struct merkle_params *p,
 			    uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE],
@@ -71,7 +92,7 @@ int merkle_descriptor_parse(const void *buf, size_t len,
 	/* Alg, block size, salt size and depth: as fsverity_create_info(). */
 	err = merkle_geometry_init(&g, p);
 	if (err)
-		return err;
+		return merkle_descriptor_param_error(err);
 	memcpy(p->salt, d.salt, p->salt_size);
 	memset(root_hash, 0, MERKLE_MAX_DIGEST_SIZE);
 	memcpy(root_hash, d.root_hash, g.digest_size);

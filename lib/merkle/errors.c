@@ -2,6 +2,7 @@
 /*
  * errors.c - text for the library's negative return values.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "merkle_private.h"
@@ -41,16 +42,31 @@ static const char *const merkle_error_text[] = {
 		"expected ALG:HEX as printed by 'fsverity digest', e.g. sha256:<64 hex digits>",
 	[MERKLE_E_DIGEST_SIZE - MERKLE_E_BAD_ALG] =
 		"wrong number of hex digits for the digest's algorithm: sha256 digests have 64, sha512 digests 128",
+	[MERKLE_E_DESC_BAD_ALG - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor names an unknown fs-verity hash algorithm (known: sha256, sha512)",
+	[MERKLE_E_DESC_BAD_BLOCKSIZE - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor's Merkle tree block size must be a power of 2 from 1024 to 65536",
+	[MERKLE_E_DESC_BAD_SALT_SIZE - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor's salt is longer than 32 bytes",
+	[MERKLE_E_DESC_TOO_MANY_LEVELS - MERKLE_E_BAD_ALG] =
+		"fs-verity descriptor's data size needs a Merkle tree of more than 8 levels",
 };
+
+#define MERKLE_NR_ERRORS \
+	(sizeof(merkle_error_text) / sizeof(merkle_error_text[0]))
+
+/* Whether err is one of the MERKLE_E_* codes. */
+static bool merkle_is_own_error(int err)
+{
+	return err >= MERKLE_E_BAD_ALG &&
+	       (size_t)(err - MERKLE_E_BAD_ALG) < MERKLE_NR_ERRORS;
+}
 
 const char *merkle_strerror(int err)
 {
-	const size_t count =
-		sizeof(merkle_error_text) / sizeof(merkle_error_text[0]);
 	const char *text;
 
-	if (err >= MERKLE_E_BAD_ALG &&
-	    (size_t)(err - MERKLE_E_BAD_ALG) < count)
+	if (merkle_is_own_error(err))
 		return merkle_error_text[err - MERKLE_E_BAD_ALG];
 	if (err < 0 && err > MERKLE_E_BAD_ALG) {
 		/* strerrordesc_np() is the thread-safe strerror(). */
@@ -59,4 +75,28 @@ const char *merkle_strerror(int err)
 			return text;
 	}
 	return err == 0 ? "success" : "unknown error";
+}
+
+enum merkle_error_kind merkle_error_kind(int err)
+{
+	if (err >= 0)
+		return MERKLE_ERR_NONE;
+	if (err == MERKLE_E_NOMEM || err == -ENOMEM)
+		return MERKLE_ERR_NOMEM;
+	if (!merkle_is_own_error(err))
+		return MERKLE_ERR_IO;	/* -errno, from the system or a callback */
+	switch (err) {
+	case MERKLE_E_BAD_ALG:
+	case MERKLE_E_BAD_BLOCKSIZE:
+	case MERKLE_E_BAD_SALT_SIZE:
+	case MERKLE_E_TOO_MANY_LEVELS:
+	case MERKLE_E_HEX_ODD:
+	case MERKLE_E_HEX_CHAR:
+	case MERKLE_E_HEX_TOO_LONG:
+	case MERKLE_E_DIGEST_SYNTAX:
+	case MERKLE_E_DIGEST_SIZE:
+		return MERKLE_ERR_ARGUMENT;
+	default:
+		return MERKLE_ERR_DAMAGE;
+	}
 }

@@ -24,7 +24,10 @@
  *
  * Errors: functions that can fail return 0 on success or a negative value:
  * either -errno (from the system, or from a caller's callback) or one of
- * the MERKLE_E* codes below; merkle_strerror() names both.
+ * the MERKLE_E* codes below; merkle_strerror() names both, and
+ * merkle_error_kind() says which kind of failure it is (the image is
+ * damaged, an argument was wrong, I/O failed, memory ran out), so that
+ * every caller reports it the same way.
  *
  * Thread safety: a struct merkle_cache and a struct merkle_tree may be used
  * from several threads at once (the daemon shares one cache between all its
@@ -53,30 +56,53 @@
 /* The longest tree read the library asks for or plans (struct merkle_extent). */
 #define MERKLE_MAX_EXTENT_SIZE (1u << 20)
 
-/* Library-specific errors (negative, below any errno). */
+/*
+ * Library-specific errors (negative, below any errno).  The comment says
+ * each one's kind (merkle_error_kind()): "damage" means the bytes given as
+ * a descriptor, tree or data are not valid; "argument" that a parameter
+ * the caller chose is not.
+ */
 enum merkle_error {
-	MERKLE_E_BAD_ALG = -1000,	/* unknown hash algorithm */
-	MERKLE_E_BAD_BLOCKSIZE,		/* block size not a power of 2 in range */
-	MERKLE_E_BAD_SALT_SIZE,		/* salt longer than 32 bytes */
-	MERKLE_E_BAD_VERSION,		/* descriptor version is not 1 */
-	MERKLE_E_RESERVED_NONZERO,	/* descriptor reserved bytes not zero */
-	MERKLE_E_DESC_TOO_SHORT,	/* buffer shorter than the descriptor */
-	MERKLE_E_SIG_SIZE,		/* sig_size disagrees with buffer size */
-	MERKLE_E_TOO_MANY_LEVELS,	/* data too large for MERKLE_MAX_LEVELS */
-	MERKLE_E_CORRUPT,		/* hash mismatch: data or tree corrupt */
+	MERKLE_E_BAD_ALG = -1000,	/* argument: unknown hash algorithm */
+	MERKLE_E_BAD_BLOCKSIZE,		/* argument: block size not a power of 2 in range */
+	MERKLE_E_BAD_SALT_SIZE,		/* argument: salt longer than 32 bytes */
+	MERKLE_E_BAD_VERSION,		/* damage: descriptor version is not 1 */
+	MERKLE_E_RESERVED_NONZERO,	/* damage: descriptor reserved bytes not zero */
+	MERKLE_E_DESC_TOO_SHORT,	/* damage: buffer shorter than the descriptor */
+	MERKLE_E_SIG_SIZE,		/* damage: sig_size disagrees with buffer size */
+	MERKLE_E_TOO_MANY_LEVELS,	/* argument: data too large for MERKLE_MAX_LEVELS */
+	MERKLE_E_CORRUPT,		/* damage: hash mismatch, data or tree corrupt */
 	MERKLE_E_NOMEM,			/* out of memory */
-	MERKLE_E_DIGEST_MISMATCH,	/* descriptor digest != expected digest */
-	MERKLE_E_DESC_TOO_LONG,		/* buffer over MERKLE_MAX_DESCRIPTOR_SIZE */
+	MERKLE_E_DIGEST_MISMATCH,	/* damage: descriptor digest != expected digest */
+	MERKLE_E_DESC_TOO_LONG,		/* damage: buffer over MERKLE_MAX_DESCRIPTOR_SIZE */
 	/* Parsing user input (merkle_parse_hex() and merkle_parse_digest()): */
-	MERKLE_E_HEX_ODD,		/* odd number of hex digits */
-	MERKLE_E_HEX_CHAR,		/* a character that is not a hex digit */
-	MERKLE_E_HEX_TOO_LONG,		/* more bytes than the value may have */
-	MERKLE_E_DIGEST_SYNTAX,		/* digest text is not ALG:HEX */
-	MERKLE_E_DIGEST_SIZE,		/* HEX length is not ALG's digest size */
+	MERKLE_E_HEX_ODD,		/* argument: odd number of hex digits */
+	MERKLE_E_HEX_CHAR,		/* argument: a character that is not a hex digit */
+	MERKLE_E_HEX_TOO_LONG,		/* argument: more bytes than the value may have */
+	MERKLE_E_DIGEST_SYNTAX,		/* argument: digest text is not ALG:HEX */
+	MERKLE_E_DIGEST_SIZE,		/* argument: HEX length is not ALG's digest size */
+	/* A descriptor's parameters (merkle_descriptor_parse()): */
+	MERKLE_E_DESC_BAD_ALG,		/* damage: unknown hash algorithm */
+	MERKLE_E_DESC_BAD_BLOCKSIZE,	/* damage: block size out of range */
+	MERKLE_E_DESC_BAD_SALT_SIZE,	/* damage: salt longer than 32 bytes */
+	MERKLE_E_DESC_TOO_MANY_LEVELS,	/* damage: data size needs over 8 levels */
 };
 
 /* Human-readable text for a negative return value of this library. */
 const char *merkle_strerror(int err);
+
+/* The kinds of failure, for reporting (see "Errors" above). */
+enum merkle_error_kind {
+	MERKLE_ERR_NONE,	/* 0 or a positive status: not a failure */
+	MERKLE_ERR_DAMAGE,	/* an image, descriptor, tree or data is invalid */
+	MERKLE_ERR_ARGUMENT,	/* a parameter the caller gave is invalid */
+	MERKLE_ERR_IO,		/* -errno other than -ENOMEM: the system failed */
+	MERKLE_ERR_NOMEM,	/* MERKLE_E_NOMEM or -ENOMEM */
+};
+
+/* The kind of a return value of this library; every caller classes
+ * failures with this, never by comparing codes. */
+enum merkle_error_kind merkle_error_kind(int err);
 
 /* "sha256" / "sha512" -> MERKLE_HASH_*, or MERKLE_E_BAD_ALG. */
 int merkle_hash_alg_from_name(const char *name);
@@ -219,23 +245,25 @@ void merkle_cache_free(struct merkle_cache *c);
 
 /* Counters of one tree, all monotonic. */
 struct merkle_stats {
-	uint64_t tree_reads;		/* read callback calls */
+	/* Reads made through the tree's read_tree callback; an asynchronous
+	 * caller (no read_tree) reads the tree itself and counts its reads. */
+	uint64_t tree_reads;		/* read_tree calls */
 	uint64_t tree_blocks_read;	/* hash blocks those reads brought in */
 	uint64_t blocks_read_ahead;	/* of which not asked for (readahead) */
 	uint64_t cache_hits;
 	uint64_t cache_misses;
 	uint64_t blocks_verified;	/* data blocks verified */
-	uint64_t failures;		/* data blocks that failed */
+	uint64_t failures;		/* verify calls that found corruption */
 };
 
 struct merkle_tree;
 
 /*
  * Open a tree for verification: p and root_hash come from a validated
- * descriptor; read_tree reads tree bytes at tree offsets (0 = first byte of
- * the tree, i.e. of the top level).  read_tree may return -EAGAIN to mean
- * "not now" (an asynchronous caller that will fetch the range itself, see
- * merkle_plan_reads()); the verify call then returns -EAGAIN.
+ * descriptor.  read_tree reads tree bytes at tree offsets (0 = first byte
+ * of the tree, i.e. of the top level) for a synchronous caller; an
+ * asynchronous caller passes NULL and reads what merkle_verify_blocks()
+ * says is missing itself (MERKLE_NEED_TREE).
  */
 int merkle_tree_open(struct merkle_tree **out, const struct merkle_params *p,
 		     const uint8_t *root_hash, struct merkle_cache *cache,
@@ -244,68 +272,85 @@ void merkle_tree_close(struct merkle_tree *t);
 const struct merkle_geometry *merkle_tree_geometry(const struct merkle_tree *t);
 void merkle_tree_stats(const struct merkle_tree *t, struct merkle_stats *out);
 
-/*
- * Verify nblocks data blocks starting at data block first_block, held in
- * data (nblocks << log_blocksize bytes; the last block of the file must be
- * zero-padded by the caller).  Mirrors the kernel's verify_data_block():
- * walk up from level 0 until a hash block already marked verified (or the
- * root), then down, checking and marking each block.  Stops at the first
- * mismatch: returns MERKLE_E_CORRUPT and sets *bad_block to the data block
- * index whose verification failed.  Data blocks at or past the end of the
- * data (data_size rounded up to blocks) must be all zeroes, as the kernel
- * requires past i_size.  On any error *bad_block is the first data block
- * not verified; the blocks before it passed.  So after -EAGAIN (or another
- * read_tree error) an asynchronous caller fetches the missing hash block
- * and resumes at *bad_block, and no data block is hashed twice; the stats
- * count the passed blocks then (a call failing otherwise counts none).
- * Nothing is marked verified on the failed path; hash blocks checked for
- * earlier blocks keep their marks.  The data is hashed in batches: the
- * tree walks of a run of up to 64 blocks first, then one
- * merkle_hasher_hash_blocks() call over the run's data, so that a
- * multi-buffer SHA-256 can replace that loop without touching callers.
- *
- * ra_blocks is the readahead hint: when a level-0 hash block misses the
- * cache, up to ra_blocks following level-0 blocks are read in the same
- * read_tree call (the kernel's REQ_RAHEAD path reads ahead up to 1/4 of
- * the bio's pages).  0 = no readahead.  Capped so that a miss and its
- * readahead fit in MERKLE_MAX_EXTENT_SIZE bytes.
- */
-int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
-			 const void *data, size_t nblocks, unsigned ra_blocks,
-			 uint64_t *bad_block);
-
 /* A byte range of the tree, in tree offsets. */
 struct merkle_extent {
 	uint64_t off;
 	uint32_t len;
 };
 
+/* merkle_verify_blocks(): the hash blocks in res->missing must be read. */
+#define MERKLE_NEED_TREE 1
+
+/* How far a merkle_verify_blocks() call got. */
+struct merkle_verify_result {
+	/*
+	 * The first data block not verified; the blocks before it passed.
+	 * After MERKLE_E_CORRUPT the bad block, after MERKLE_NEED_TREE the
+	 * block whose walk lacks 'missing'; first_block + nblocks on success.
+	 */
+	uint64_t block;
+	/*
+	 * After MERKLE_NEED_TREE: the tree bytes to read (one hash block and
+	 * its readahead, at most MERKLE_MAX_EXTENT_SIZE) and give to
+	 * merkle_cache_fill() before calling again from 'block'.
+	 */
+	struct merkle_extent missing;
+};
+
 /*
- * For asynchronous callers: list, coalesced and in tree order, the ranges
- * of hash blocks that verifying data blocks [first_block, first_block +
- * nblocks) needs and that are not in the cache: every level when
- * all_levels, else level 0 only; level-0 ranges widened by ra_blocks as in
- * merkle_verify_blocks().  Returns the number of extents written (at most
- * max), or a negative error.  A return of max may mean the list was cut:
- * fill those extents and plan again.  Only the hash blocks that the
- * verifier's walk would reach are listed: above a block already marked
- * verified, nothing is.
+ * Verify nblocks data blocks starting at data block first_block, held in
+ * data (nblocks << log_blocksize bytes; the last block of the file must be
+ * zero-padded by the caller).  Mirrors the kernel's verify_data_block():
+ * walk up from level 0 until a hash block already marked verified (or the
+ * root), then down, checking and marking each block.  Data blocks at or
+ * past the end of the data (data_size rounded up to blocks) must be all
+ * zeroes, as the kernel requires past i_size.
+ *
+ * Returns 0 when every block passed, MERKLE_E_CORRUPT at the first
+ * mismatch, MERKLE_NEED_TREE when a hash block is not cached and the tree
+ * has no read_tree (res->missing says what to read), or another error
+ * (a read_tree error, no memory).  res->block says where it stopped; an
+ * asynchronous caller fills res->missing and resumes there, so no data
+ * block is hashed twice.  Nothing is marked verified on a failed path;
+ * hash blocks checked for earlier blocks keep their marks.  The stats
+ * count the blocks that passed on success and after MERKLE_NEED_TREE (a
+ * call failing otherwise counts none).  The data is hashed in batches:
+ * the tree walks of a run of up to 64 blocks first, then one hash call
+ * over the run's data, two blocks at a time where the CPU can.
+ *
+ * ra_blocks is the readahead hint: when a level-0 hash block misses the
+ * cache, up to ra_blocks following level-0 blocks are read (or asked for)
+ * along with it (the kernel's REQ_RAHEAD path reads ahead up to 1/4 of
+ * the bio's pages).  0 = no readahead.  Capped so that a miss and its
+ * readahead fit in MERKLE_MAX_EXTENT_SIZE bytes.
+ */
+int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
+			 const void *data, size_t nblocks, unsigned ra_blocks,
+			 struct merkle_verify_result *res);
+
+/*
+ * For asynchronous callers that read ahead of verification: list,
+ * coalesced and in tree order, the ranges of hash blocks that verifying
+ * data blocks [first_block, first_block + nblocks) needs and that are not
+ * in the cache: every level when all_levels, else level 0 only; level-0
+ * ranges widened by ra_blocks as in merkle_verify_blocks().  Returns the
+ * number of extents written (at most max), or a negative error.  A return
+ * of max may mean the list was cut: the verifier asks for the rest.  Only
+ * the hash blocks that the verifier's walk would reach are listed: above
+ * a block already marked verified, nothing is.
  */
 int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
 		      size_t nblocks, unsigned ra_blocks, bool all_levels,
 		      struct merkle_extent *out, size_t max);
 
 /*
- * Put hash blocks that the caller read (an extent from merkle_plan_reads)
- * into the cache, unverified.  They are verified when used.  off and len
- * must be multiples of the block size within the tree (else -EINVAL).
+ * Put hash blocks that the caller read (an extent from merkle_plan_reads()
+ * or res->missing) into the cache, unverified.  They are verified when
+ * used.  off and len must be multiples of the block size within the tree
+ * (else -EINVAL).
  */
 int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 		      size_t len);
-
-/* Synchronous prefetch: read every uncached hash block the range needs. */
-int merkle_prefetch(struct merkle_tree *t, uint64_t first_block,
-		    size_t nblocks, unsigned ra_blocks);
 
 /*
  * Parsing what users type: salts, hash algorithms and expected digests,

@@ -27,7 +27,7 @@ int merkle_tree_open(struct merkle_tree **out, const struct merkle_params *p,
 	struct merkle_tree *t;
 	int err;
 
-	if (!cache || !read_tree)
+	if (!cache)
 		return -EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t)

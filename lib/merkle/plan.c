@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * plan.c - which hash blocks a verification will need, for callers that
- * read them themselves (merkle_plan_reads(), merkle_cache_fill()) or ahead
- * of time (merkle_prefetch()).
+ * plan.c - which hash blocks a verification will need, for asynchronous
+ * callers that read them ahead of it (merkle_plan_reads()) and put them in
+ * the cache (merkle_cache_fill()).
  *
  * The answer follows merkle_verify_blocks() (verify.c) exactly: a hash
  * block is needed when the walk up from some data block of the range
@@ -10,7 +10,6 @@
  * marked verified; level-0 misses are widened by readahead the same way.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "merkle_private.h"
@@ -29,12 +28,16 @@ struct merkle_walk {
 	uint64_t last[MERKLE_MAX_LEVELS];
 };
 
-/* Builds coalesced extents in tree order and hands each to emit(). */
+/* Coalesced extents in tree order, into the caller's array. */
 struct merkle_extent_sink {
-	int (*emit)(struct merkle_extent_sink *s, const struct merkle_extent *x);
+	struct merkle_extent *out;
+	size_t count, max;
 	struct merkle_extent pending;
 	bool have_pending;
 };
+
+/* A full array ends the plan early; the caller sees count == max. */
+#define MERKLE_PLAN_FULL 1
 
 static void merkle_walk_init(struct merkle_walk *w, struct merkle_tree *t,
 			     uint64_t first_block, size_t nblocks)
@@ -71,7 +74,7 @@ static bool merkle_walk_needed(const struct merkle_walk *w, unsigned level,
 
 /*
  * Does some walk go on from block idx to its parent: it reaches the block
- * and finds it not marked verified (verify.c: merkle_verify_data_block())?
+ * and finds it not marked verified (verify.c: merkle_expected_hash())?
  */
 static bool merkle_walk_passes(const struct merkle_walk *w, unsigned level,
 			       uint64_t idx)
@@ -111,8 +114,11 @@ static int merkle_sink_flush(struct merkle_extent_sink *s)
 {
 	if (!s->have_pending)
 		return 0;
+	if (s->count == s->max)
+		return MERKLE_PLAN_FULL;
 	s->have_pending = false;
-	return s->emit(s, &s->pending);
+	s->out[s->count++] = s->pending;
+	return 0;
 }
 
 static int merkle_sink_add(struct merkle_extent_sink *s, uint64_t off,
@@ -215,42 +221,17 @@ static int merkle_plan(struct merkle_tree *t, uint64_t first_block,
 	return err;
 }
 
-/* merkle_plan_reads(): extents go to an array. */
-struct merkle_array_sink {
-	struct merkle_extent_sink sink;	/* first */
-	struct merkle_extent *out;
-	size_t count, max;
-};
-
-/* A full array ends the plan early; the caller sees count == max. */
-#define MERKLE_PLAN_FULL 1
-
-static int merkle_array_emit(struct merkle_extent_sink *s,
-			     const struct merkle_extent *x)
-{
-	struct merkle_array_sink *a = (struct merkle_array_sink *)s;
-
-	if (a->count == a->max)
-		return MERKLE_PLAN_FULL;
-	a->out[a->count++] = *x;
-	return 0;
-}
-
 int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
 		      size_t nblocks, unsigned ra_blocks, bool all_levels,
 		      struct merkle_extent *out, size_t max)
 {
-	struct merkle_array_sink a = {
-		.sink = { .emit = merkle_array_emit },
-		.out = out,
-		.max = max,
-	};
+	struct merkle_extent_sink s = { .out = out, .max = max };
 	int err = merkle_plan(t, first_block, nblocks, ra_blocks, all_levels,
-			      &a.sink);
+			      &s);
 
 	if (err < 0)
 		return err;
-	return (int)a.count;
+	return (int)s.count;
 }
 
 int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
@@ -263,48 +244,18 @@ int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 	if (off % g->block_size || len % g->block_size ||
 	    off > g->tree_size || len > g->tree_size - off)
 		return -EINVAL;
-	for (size_t done = 0; done < len && !err; done += g->block_size) {
+	/*
+	 * Last block first: the first one of a MERKLE_NEED_TREE extent is the
+	 * block the walk asked for, the rest readahead, so it must be the
+	 * most recently used and the last a small cache evicts (verify.c
+	 * inserts its own reads in the same order).
+	 */
+	for (size_t done = len; done > 0 && !err; done -= g->block_size) {
+		size_t at = done - g->block_size;
+
 		err = merkle_cache_insert(t->cache, t->id,
-					  (off + done) / g->block_size,
-					  block + done, g->block_size, NULL);
+					  (off + at) / g->block_size,
+					  block + at, g->block_size, NULL);
 	}
-	return err;
-}
-
-/* merkle_prefetch(): each extent is read and cached at once. */
-struct merkle_read_sink {
-	struct merkle_extent_sink sink;	/* first */
-	struct merkle_tree *t;
-	uint8_t *buf;			/* MERKLE_MAX_EXTENT_SIZE */
-};
-
-static int merkle_read_emit(struct merkle_extent_sink *s,
-			    const struct merkle_extent *x)
-{
-	struct merkle_read_sink *r = (struct merkle_read_sink *)s;
-	struct merkle_tree *t = r->t;
-	int err = t->read_tree(t->read_ctx, r->buf, x->len, x->off);
-
-	if (err)
-		return err;
-	merkle_stat_add(&t->stats.tree_reads, 1);
-	merkle_stat_add(&t->stats.tree_blocks_read, x->len / t->geo.block_size);
-	return merkle_cache_fill(t, x->off, r->buf, x->len);
-}
-
-int merkle_prefetch(struct merkle_tree *t, uint64_t first_block,
-		    size_t nblocks, unsigned ra_blocks)
-{
-	struct merkle_read_sink r = {
-		.sink = { .emit = merkle_read_emit },
-		.t = t,
-		.buf = malloc(MERKLE_MAX_EXTENT_SIZE),
-	};
-	int err;
-
-	if (!r.buf)
-		return MERKLE_E_NOMEM;
-	err = merkle_plan(t, first_block, nblocks, ra_blocks, true, &r.sink);
-	free(r.buf);
 	return err;
 }

@@ -5,12 +5,26 @@
  * Mirrors fs/verity/verify.c: verify_data_block() of Linux 6.3 and later
  * (per-block, not per-page, verified marks) and its readahead of hash
  * pages (the REQ_RAHEAD / max_ra_pages path of fsverity_verify_bio()).
+ *
+ * A hash block that is not cached is read through the tree's read_tree
+ * callback, as the kernel's ->read_merkle_tree_page() returns a page.  A
+ * tree opened without one belongs to an asynchronous caller: the walk then
+ * stops and says which tree bytes it lacks (MERKLE_NEED_TREE), and the
+ * caller reads them, gives them to merkle_cache_fill() and calls again.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "merkle_private.h"
+
+/* One merkle_verify_blocks() call: what every step of the walk needs. */
+struct merkle_verify_call {
+	struct merkle_tree *t;
+	struct merkle_hasher *h;
+	unsigned ra_blocks;		/* level-0 readahead hint */
+	struct merkle_verify_result *res;
+};
 
 /*
  * How many level-0 blocks after 'block' to read along with it: up to
@@ -36,21 +50,29 @@ static unsigned merkle_readahead_count(struct merkle_tree *t, uint64_t block,
 /*
  * A cache miss: read 'block' (plus readahead blocks) in one read_tree
  * call, cache them unverified and return 'block' pinned.  A read_tree
- * error, -EAGAIN included, leaves the cache as it was.
+ * error leaves the cache as it was.  Without read_tree, say what to read
+ * instead (MERKLE_NEED_TREE).
  */
-static int merkle_read_hash_block(struct merkle_tree *t, uint64_t block,
-				  unsigned ra_blocks,
+static int merkle_read_hash_block(struct merkle_verify_call *call,
+				  uint64_t block, unsigned ra_blocks,
 				  struct merkle_cache_entry **pinned)
 {
+	struct merkle_tree *t = call->t;
 	const size_t bs = t->geo.block_size;
 	unsigned extra = merkle_readahead_count(t, block, ra_blocks);
-	uint8_t *buf = malloc((extra + 1) * bs);
+	uint64_t off = merkle_block_offset(&t->geo, block);
+	uint8_t *buf;
 	int err;
 
+	if (!t->read_tree) {
+		call->res->missing = (struct merkle_extent){
+			.off = off, .len = (uint32_t)((extra + 1) * bs) };
+		return MERKLE_NEED_TREE;
+	}
+	buf = malloc((extra + 1) * bs);
 	if (!buf)
 		return MERKLE_E_NOMEM;
-	err = t->read_tree(t->read_ctx, buf, (extra + 1) * bs,
-			   merkle_block_offset(&t->geo, block));
+	err = t->read_tree(t->read_ctx, buf, (extra + 1) * bs, off);
 	if (err)
 		goto out;
 	merkle_stat_add(&t->stats.tree_reads, 1);
@@ -69,10 +91,12 @@ out:
 }
 
 /* The hash block 'block' of 'level', pinned: from the cache or read. */
-static int merkle_get_hash_block(struct merkle_tree *t, unsigned level,
-				 uint64_t block, unsigned ra_blocks,
+static int merkle_get_hash_block(struct merkle_verify_call *call,
+				 unsigned level, uint64_t block,
 				 struct merkle_cache_entry **pinned)
 {
+	struct merkle_tree *t = call->t;
+
 	*pinned = merkle_cache_get(t->cache, t->id, block);
 	if (*pinned) {
 		merkle_stat_add(&t->stats.cache_hits, 1);
@@ -80,8 +104,8 @@ static int merkle_get_hash_block(struct merkle_tree *t, unsigned level,
 	}
 	merkle_stat_add(&t->stats.cache_misses, 1);
 	/* Like the kernel, only the level the data maps to is read ahead. */
-	return merkle_read_hash_block(t, block, level == 0 ? ra_blocks : 0,
-				      pinned);
+	return merkle_read_hash_block(call, block,
+				      level == 0 ? call->ra_blocks : 0, pinned);
 }
 
 static void merkle_put_path(struct merkle_tree *t,
@@ -94,9 +118,9 @@ static void merkle_put_path(struct merkle_tree *t,
 /*
  * Data blocks per merkle_hasher_hash_blocks() call.  The verifier first
  * walks the tree for each block of a run (the expected hashes), then
- * hashes the run's data in one batch, so that a multi-buffer SHA-256 can
- * replace the loop in hash_algs.c without touching this file or its
- * callers.  The expected digests of a run live on the stack (4 KiB).
+ * hashes the run's data in one batch, two blocks at a time where the CPU
+ * can (hash_algs.c).  The expected digests of a run live on the stack
+ * (4 KiB).
  */
 #define MERKLE_VERIFY_BATCH 64
 
@@ -108,10 +132,10 @@ static void merkle_put_path(struct merkle_tree *t,
  * trusted hash of it and marking it verified.  Leaves the expected hash
  * of the data block in want.
  */
-static int merkle_expected_hash(struct merkle_tree *t, struct merkle_hasher *h,
-				uint64_t data_block, unsigned ra_blocks,
-				uint8_t *want)
+static int merkle_expected_hash(struct merkle_verify_call *call,
+				uint64_t data_block, uint8_t *want)
 {
+	struct merkle_tree *t = call->t;
 	const struct merkle_geometry *g = &t->geo;
 	struct merkle_cache_entry *path[MERKLE_MAX_LEVELS], *e;
 	size_t hoffset[MERKLE_MAX_LEVELS];
@@ -124,8 +148,7 @@ static int merkle_expected_hash(struct merkle_tree *t, struct merkle_hasher *h,
 
 		hoffset[level] = (size_t)(hidx & (g->hashes_per_block - 1)) *
 				 g->digest_size;
-		err = merkle_get_hash_block(t, (unsigned)level, hblock,
-					    ra_blocks, &e);
+		err = merkle_get_hash_block(call, (unsigned)level, hblock, &e);
 		if (err) {
 			merkle_put_path(t, path, level);
 			return err;
@@ -143,8 +166,9 @@ static int merkle_expected_hash(struct merkle_tree *t, struct merkle_hasher *h,
 descend:
 	while (level > 0) {
 		e = path[--level];
-		err = merkle_hasher_hash_blocks(h, merkle_cache_entry_data(e),
-						1, real);
+		err = merkle_hasher_hash_blocks(call->h,
+						merkle_cache_entry_data(e), 1,
+						real);
 		if (!err && memcmp(want, real, g->digest_size) != 0)
 			err = MERKLE_E_CORRUPT;
 		if (err) {
@@ -172,12 +196,11 @@ struct merkle_level0_hint {
 	uint64_t block;
 };
 
-static int merkle_expected_hash_hinted(struct merkle_tree *t,
-				       struct merkle_hasher *h,
+static int merkle_expected_hash_hinted(struct merkle_verify_call *call,
 				       struct merkle_level0_hint *hint,
-				       uint64_t data_block, unsigned ra_blocks,
-				       uint8_t *want)
+				       uint64_t data_block, uint8_t *want)
 {
+	struct merkle_tree *t = call->t;
 	const struct merkle_geometry *g = &t->geo;
 	uint64_t hblock = g->level_start[0] + (data_block >> g->log_arity);
 	size_t hoffset = (size_t)(data_block & (g->hashes_per_block - 1)) *
@@ -189,7 +212,7 @@ static int merkle_expected_hash_hinted(struct merkle_tree *t,
 		       g->digest_size);
 		return 0;
 	}
-	err = merkle_expected_hash(t, h, data_block, ra_blocks, want);
+	err = merkle_expected_hash(call, data_block, want);
 	if (err || !g->num_levels)
 		return err;
 	if (hint->e)
@@ -210,12 +233,12 @@ static int merkle_expected_hash_hinted(struct merkle_tree *t,
  * then one batch hash of the data.  Returns 0, or the first error with
  * *done = the blocks before the failing one, all verified.  The failing
  * block is the first data mismatch, or else the first block whose tree
- * walk failed (-EAGAIN, a corrupt hash block...).
+ * walk failed (a missing or corrupt hash block...).
  */
-static int merkle_verify_run(struct merkle_tree *t, struct merkle_hasher *h,
-			     uint64_t first, const uint8_t *data, size_t n,
-			     unsigned ra_blocks, size_t *done)
+static int merkle_verify_run(struct merkle_verify_call *call, uint64_t first,
+			     const uint8_t *data, size_t n, size_t *done)
 {
+	struct merkle_tree *t = call->t;
 	const unsigned ds = t->geo.digest_size;
 	uint8_t want[MERKLE_VERIFY_BATCH * MERKLE_MAX_DIGEST_SIZE];
 	uint8_t real[MERKLE_VERIFY_BATCH * MERKLE_MAX_DIGEST_SIZE];
@@ -225,15 +248,14 @@ static int merkle_verify_run(struct merkle_tree *t, struct merkle_hasher *h,
 
 	*done = 0;
 	for (have = 0; have < n; have++) {
-		walk_err = merkle_expected_hash_hinted(t, h, &hint, first + have,
-						       ra_blocks,
+		walk_err = merkle_expected_hash_hinted(call, &hint, first + have,
 						       want + have * ds);
 		if (walk_err)
 			break;
 	}
 	if (hint.e)
 		merkle_cache_put(t->cache, hint.e);
-	err = merkle_hasher_hash_blocks(h, data, have, real);
+	err = merkle_hasher_hash_blocks(call->h, data, have, real);
 	if (err)
 		return err;
 	for (i = 0; i < have; i++) {
@@ -259,12 +281,11 @@ static int merkle_verify_past_eof(const uint8_t *data, size_t block_size)
 	return 0;
 }
 
-/* Up to MERKLE_VERIFY_BATCH blocks from index i of the call; see above. */
-static int merkle_verify_some(struct merkle_tree *t, struct merkle_hasher *h,
-			      uint64_t block, const uint8_t *data, size_t left,
-			      unsigned ra_blocks, size_t *done)
+/* Up to MERKLE_VERIFY_BATCH blocks from data block 'block'; see above. */
+static int merkle_verify_some(struct merkle_verify_call *call, uint64_t block,
+			      const uint8_t *data, size_t left, size_t *done)
 {
-	const struct merkle_geometry *g = &t->geo;
+	const struct merkle_geometry *g = &call->t->geo;
 	size_t n = left < MERKLE_VERIFY_BATCH ? left : MERKLE_VERIFY_BATCH;
 	int err;
 
@@ -275,37 +296,38 @@ static int merkle_verify_some(struct merkle_tree *t, struct merkle_hasher *h,
 	}
 	if (n > g->data_blocks - block)
 		n = (size_t)(g->data_blocks - block);
-	return merkle_verify_run(t, h, block, data, n, ra_blocks, done);
+	return merkle_verify_run(call, block, data, n, done);
 }
 
 int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 			 const void *data, size_t nblocks, unsigned ra_blocks,
-			 uint64_t *bad_block)
+			 struct merkle_verify_result *res)
 {
+	struct merkle_verify_call call = {
+		.t = t, .ra_blocks = ra_blocks, .res = res,
+	};
 	const uint8_t *blocks = data;
-	struct merkle_hasher *h;
 	size_t i, done = 0;
 	int err = 0;
 
 	if (first_block + nblocks < first_block)
 		return -EINVAL;
-	h = merkle_tree_get_hasher(t);
-	if (!h)
+	call.h = merkle_tree_get_hasher(t);
+	if (!call.h)
 		return MERKLE_E_NOMEM;
 	for (i = 0; i < nblocks && !err; i += done)
-		err = merkle_verify_some(t, h, first_block + i,
+		err = merkle_verify_some(&call, first_block + i,
 					 blocks + i * t->geo.block_size,
-					 nblocks - i, ra_blocks, &done);
-	merkle_tree_put_hasher(t, h);
+					 nblocks - i, &done);
+	merkle_tree_put_hasher(t, call.h);
 
-	if (err)
-		*bad_block = first_block + i;
+	res->block = first_block + i;
 	/* A failed call verified nothing that counts (its caller fails the
-	 * request), but after -EAGAIN the caller resumes at *bad_block and
-	 * the blocks before it stay verified. */
+	 * request), but after MERKLE_NEED_TREE the caller resumes at
+	 * res->block and the blocks before it stay verified. */
 	if (err == MERKLE_E_CORRUPT)
 		merkle_stat_add(&t->stats.failures, 1);
-	else if (!err || err == -EAGAIN)
+	else if (!err || err == MERKLE_NEED_TREE)
 		merkle_stat_add(&t->stats.blocks_verified, i);
 	return err;
 }

@@ -54,6 +54,13 @@ expect_error "bad -d (queue depth) value '99999'" add -t loop -f "$T/disk.img" -
 expect_error "bad -d (queue depth) value '0'" add -t loop -f "$T/disk.img" -d 0
 expect_error "bad -d (queue depth) value '12x'" add -t loop -f "$T/disk.img" -d 12x
 expect_error "bad -n (device id) value '1048576'" add -t loop -f "$T/disk.img" -n 1048576
+# Numbers are decimal: "08" is eight (strtoull's base 0 refused it as bad
+# octal, and read "010" as eight); hex, signs and blanks are refused.
+expect_error "vublk: $ctl" add -t loop -f "$T/disk.img" -q 08 -d 010 -n 010
+expect_error "bad -n (device id) value '0x10'" add -t loop -f "$T/disk.img" -n 0x10
+expect_error "bad -d (queue depth) value '+4'" add -t loop -f "$T/disk.img" -d +4
+expect_error "bad -q (queues) value ' 1'" add -t loop -f "$T/disk.img" -q " 1"
+expect_error "bad --cache-mb value '0x40'" add -t verity -f "$T/disk.img" --cache-mb 0x40
 expect_error "bad --block-size value '1000'" add -t loop -f "$T/disk.img" --block-size 1000
 expect_error "unknown option '--bogus'" add -t loop -f "$T/disk.img" --bogus
 expect_error "missing value for option '-q'" add -t loop -f "$T/disk.img" -q

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "inproc_queue.h"
-#include "ublk.h"
+#include "targets.h"
 
 #define FILE_SIZE (1024 * 1024 + 100)	/* not a multiple of 512 */
 #define DEPTH 32

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ublk.h"
+#include "runfile.h"
 
 static int failures;
 
@@ -23,7 +23,8 @@ static void test_round_trip(void)
 {
 	struct vublk_state in = {
 		.id = 42, .size = 1ULL << 40, .block_size = 4096, .queues = 3,
-		.depth = 4096, .pid = 12345, .read_only = true,
+		.depth = 4096, .pid = 12345, .pid_start = 987654321,
+		.token = 0xfedcba9876543210ULL, .read_only = true,
 	}, out;
 	unsigned *ids = NULL;
 	int n;
@@ -45,6 +46,10 @@ static void test_round_trip(void)
 	      "numbers or names changed");
 	CHECK(!strcmp(out.recovery, "reissue"), "recovery mode '%s'",
 	      out.recovery);
+	CHECK(out.pid_start == 987654321 && out.token == in.token,
+	      "identity changed: start %llu, token %llx",
+	      (unsigned long long)out.pid_start,
+	      (unsigned long long)out.token);
 
 	n = vublk_known_ids(&ids);
 	CHECK(n >= 1 && ids[0] == 42, "known ids: %d", n);
@@ -149,9 +154,13 @@ int main(void)
 	test_round_trip();
 	test_damaged(dir);
 	test_truncated(dir);
-	/* Not a vublk server: this process, and no process at all. */
-	CHECK(!vublk_server_alive(getpid()), "the test claims to be a server");
-	CHECK(!vublk_server_alive(0) && !vublk_server_alive(-1),
+	/* Not a vublk server: this process, and no process at all (the
+	 * kernel tests add a process named vublk that holds no device). */
+	CHECK(vublk_proc_start_time(getpid()) > 0, "no start time");
+	CHECK(!vublk_server_running(getpid(), 0, 0),
+	      "the test claims to be a server");
+	CHECK(vublk_server_open(getpid(), 0, 0) < 0, "a pidfd on the test");
+	CHECK(!vublk_server_running(0, 0, 0) && !vublk_server_running(-1, 0, 0),
 	      "pid 0 / -1 alive");
 	rmdir(dir);
 	if (failures) {

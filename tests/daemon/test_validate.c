@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ublk.h"
+#include "validate.h"
 
 static int failures;
 

@@ -435,6 +435,41 @@ static void test_write_refuses_bad_metadata(void)
 	CHECK(close(fd) == 0);
 }
 
+/*
+ * f2fslayout_error_kind(): each kind from the failure that really produces
+ * it, so that callers word "not an image", "damaged", "cannot read" and
+ * "bad argument" right.  lib/merkle's codes pass through its classifier.
+ */
+static void test_error_kinds(void)
+{
+	struct f2fslayout_layout l;
+	uint8_t *desc, bad = 2;
+	int fd = good_image(&specs[3], &l, &desc);
+	int pipefd[2];
+
+	CHECK(f2fslayout_error_kind(read_err(fd)) == F2FSLAYOUT_ERR_NONE);
+	CHECK(pwrite(fd, &bad, 1, (off_t)l.desc_pos) == 1);
+	CHECK(f2fslayout_error_kind(read_err(fd)) == F2FSLAYOUT_ERR_DAMAGE);
+	CHECK(pwrite(fd, desc, l.desc_size, (off_t)l.desc_pos) ==
+	      (ssize_t)l.desc_size);
+	bad = 0xff;
+	CHECK(pwrite(fd, &bad, 1, (off_t)l.trailer_pos + 60) == 1);
+	CHECK(f2fslayout_error_kind(read_err(fd)) == F2FSLAYOUT_ERR_DAMAGE);
+	CHECK(ftruncate(fd, (off_t)(l.image_size - 4096)) == 0);
+	CHECK(f2fslayout_error_kind(read_err(fd)) ==
+	      F2FSLAYOUT_ERR_NOT_SEALED);
+	CHECK(pipe(pipefd) == 0);
+	CHECK(f2fslayout_error_kind(read_err(pipefd[0])) ==
+	      F2FSLAYOUT_ERR_ARGUMENT);
+	CHECK(close(pipefd[0]) == 0 && close(pipefd[1]) == 0);
+	CHECK(f2fslayout_error_kind(read_err(pipefd[0])) == F2FSLAYOUT_ERR_IO);
+	CHECK(f2fslayout_error_kind(MERKLE_E_NOMEM) == F2FSLAYOUT_ERR_NOMEM);
+	CHECK(f2fslayout_error_kind(MERKLE_E_DIGEST_SYNTAX) ==
+	      F2FSLAYOUT_ERR_ARGUMENT);
+	free(desc);
+	CHECK(close(fd) == 0);
+}
+
 int main(void)
 {
 	test_round_trips();
@@ -446,5 +481,6 @@ int main(void)
 	test_tree_io();
 	test_wrong_file_types();
 	test_write_refuses_bad_metadata();
+	test_error_kinds();
 	return check_failures != 0;
 }

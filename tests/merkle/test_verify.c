@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "merkle_test.h"
@@ -22,7 +21,6 @@ struct image {
 	uint8_t *data;		/* data_blocks + 2 blocks, zero-padded */
 	uint8_t *tree;
 	uint8_t root[MERKLE_MAX_DIGEST_SIZE];
-	atomic_bool eagain;	/* read_tree answers -EAGAIN */
 };
 
 /* xorshift64: reproducible data without a seed file. */
@@ -61,8 +59,6 @@ static int image_read_tree(void *ctx, void *buf, size_t len, uint64_t off)
 {
 	struct image *im = ctx;
 
-	if (atomic_load(&im->eagain))
-		return -EAGAIN;
 	/* Readahead must stay inside the tree (level 0 ends it). */
 	CHECK(off + len <= im->geo.tree_size);
 	memcpy(buf, im->tree + off, len);
@@ -106,12 +102,37 @@ static struct merkle_tree *image_open(struct image *im,
 	return t;
 }
 
-static int verify(struct merkle_tree *t, struct image *im, uint64_t first,
-		  size_t n, unsigned ra, uint64_t *bad)
+/* An asynchronous caller's tree: no read_tree, the verifier says what
+ * it lacks. */
+static struct merkle_tree *image_open_async(struct image *im,
+					    struct merkle_cache *cache)
+{
+	struct merkle_tree *t;
+
+	CHECK_RET(merkle_tree_open(&t, &im->params, im->root, cache, NULL,
+				   NULL),
+		  0);
+	return t;
+}
+
+static int verify_result(struct merkle_tree *t, struct image *im,
+			 uint64_t first, size_t n, unsigned ra,
+			 struct merkle_verify_result *res)
 {
 	return merkle_verify_blocks(t, first,
 				    im->data + first * im->geo.block_size, n,
-				    ra, bad);
+				    ra, res);
+}
+
+/* *bad: where the call stopped (the bad block after MERKLE_E_CORRUPT). */
+static int verify(struct merkle_tree *t, struct image *im, uint64_t first,
+		  size_t n, unsigned ra, uint64_t *bad)
+{
+	struct merkle_verify_result res;
+	int err = verify_result(t, im, first, n, ra, &res);
+
+	*bad = res.block;
+	return err;
 }
 
 /* Configurations: 3 levels, 2 levels, no tree, empty. */
@@ -367,14 +388,17 @@ static void test_plan_and_fill(struct image *im)
 {
 	const size_t bs = im->geo.block_size;
 	struct merkle_cache *cache = merkle_cache_new(1 << 20);
-	struct merkle_tree *t = image_open(im, cache);
+	struct merkle_tree *t = image_open_async(im, cache);
+	struct merkle_verify_result res;
 	struct merkle_extent x[8];
 	struct merkle_stats st;
 	uint64_t bad;
 
-	/* Nothing cached and no reads allowed: the verifier says so. */
-	atomic_store(&im->eagain, true);
-	CHECK_RET(verify(t, im, 40, 10, 0, &bad), -EAGAIN);
+	/* Nothing cached: the verifier names the level-0 block of data
+	 * block 40 (level-0 index 2), where its walk starts. */
+	CHECK_RET(verify_result(t, im, 40, 10, 0, &res), MERKLE_NEED_TREE);
+	CHECK(res.block == 40);
+	check_extent(&res.missing, 3 + 2, 1, bs);
 
 	/* Data 40-49: level-0 blocks 2-3, level-1 block 0, the top. */
 	CHECK_RET(merkle_plan_reads(t, 40, 10, 0, true, x, 8), 2);
@@ -383,12 +407,15 @@ static void test_plan_and_fill(struct image *im)
 	/* Readahead as the verifier does it: 2 blocks after the miss at 2. */
 	CHECK_RET(merkle_plan_reads(t, 40, 10, 2, false, x, 8), 1);
 	check_extent(&x[0], 3 + 2, 3, bs);
+	CHECK_RET(verify_result(t, im, 40, 10, 2, &res), MERKLE_NEED_TREE);
+	check_extent(&res.missing, 3 + 2, 3, bs);
 	CHECK_RET(merkle_plan_reads(t, 40, 10, 0, true, x, 1), 1);
 	check_extent(&x[0], 0, 2, bs);
 
 	CHECK_RET(merkle_plan_reads(t, 40, 10, 0, true, x, 8), 2);
 	fill_extents(t, im, x, 2);
 	CHECK_RET(verify(t, im, 40, 10, 0, &bad), 0);
+	CHECK(bad == 50);
 	CHECK_RET(merkle_plan_reads(t, 40, 10, 0, true, x, 8), 0);
 
 	/* Data 100-109 need level-0 block 6 only: its parent is verified. */
@@ -411,38 +438,65 @@ static void test_plan_and_fill(struct image *im)
 		  -EINVAL);
 	merkle_tree_stats(t, &st);
 	CHECK(st.tree_reads == 0);
-	atomic_store(&im->eagain, false);
 	merkle_tree_close(t);
 	merkle_cache_free(cache);
 }
 
-static void test_prefetch(struct image *im)
+/*
+ * The asynchronous loop a server runs: verify, read what is missing, fill
+ * it, resume where it stopped.  Each answer is a block the walk needs, so
+ * the whole range takes one round per hash block of the tree (no
+ * readahead), resumes never go backwards, and every data block is
+ * verified exactly once.
+ */
+static void test_async_rounds(struct image *im)
 {
 	struct merkle_cache *cache = merkle_cache_new(1 << 20);
-	struct merkle_tree *t = image_open(im, cache);
+	struct merkle_tree *t = image_open_async(im, cache);
+	struct merkle_verify_result res = { .block = 0 };
+	uint64_t n = im->geo.data_blocks, from = 0;
+	unsigned rounds = 0;
 	struct merkle_stats st;
-	uint64_t bad;
+	int err;
 
-	CHECK_RET(merkle_prefetch(t, 0, im->geo.data_blocks, 0), 0);
+	while ((err = verify_result(t, im, from, n - from, 0, &res)) ==
+	       MERKLE_NEED_TREE) {
+		CHECK(res.block >= from && res.block < n);
+		CHECK(res.missing.len == im->geo.block_size);
+		CHECK_RET(merkle_cache_fill(t, res.missing.off,
+					    im->tree + res.missing.off,
+					    res.missing.len),
+			  0);
+		from = res.block;
+		rounds++;
+	}
+	CHECK_RET(err, 0);
+	CHECK(res.block == n);
+	CHECK(rounds == im->geo.tree_size / im->geo.block_size);
 	merkle_tree_stats(t, &st);
-	/* The whole tree is needed and contiguous: one read. */
-	CHECK(st.tree_reads == 1);
-	CHECK(st.tree_blocks_read == im->geo.tree_size / im->geo.block_size);
-	atomic_store(&im->eagain, true);
-	CHECK_RET(verify(t, im, 0, im->geo.data_blocks, 0, &bad), 0);
-	atomic_store(&im->eagain, false);
+	CHECK(st.blocks_verified == n && st.tree_reads == 0);
+
+	/* A corrupt hash block is found on the asynchronous path too. */
+	merkle_tree_close(t);
+	t = image_open_async(im, cache);
+	im->tree[im->geo.level_start[0] * im->geo.block_size + 3] ^= 1;
+	from = 0;
+	while ((err = verify_result(t, im, from, n - from, 0, &res)) ==
+	       MERKLE_NEED_TREE) {
+		CHECK_RET(merkle_cache_fill(t, res.missing.off,
+					    im->tree + res.missing.off,
+					    res.missing.len),
+			  0);
+		from = res.block;
+	}
+	im->tree[im->geo.level_start[0] * im->geo.block_size + 3] ^= 1;
+	CHECK_RET(err, MERKLE_E_CORRUPT);
+	CHECK(res.block == 0);
 	merkle_tree_close(t);
 	merkle_cache_free(cache);
 }
 
 /* A huge readahead hint is cut to one MERKLE_MAX_EXTENT_SIZE read. */
-static int never_read(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	(void)ctx, (void)buf, (void)len, (void)off;
-	CHECK(!"planning must not read");
-	return -EIO;
-}
-
 static void test_readahead_cap(void)
 {
 	/* 2 GiB of 4 KiB blocks: 4096 level-0 blocks, no data needed. */
@@ -455,7 +509,7 @@ static void test_readahead_cap(void)
 	struct merkle_extent x[2];
 	struct merkle_tree *t;
 
-	CHECK_RET(merkle_tree_open(&t, &p, root, cache, never_read, NULL), 0);
+	CHECK_RET(merkle_tree_open(&t, &p, root, cache, NULL, NULL), 0);
 	g = merkle_tree_geometry(t);
 	CHECK(g->level_blocks[0] == 4096);
 	CHECK_RET(merkle_plan_reads(t, 0, 1, 100000, false, x, 2), 1);
@@ -571,7 +625,8 @@ int main(void)
 	test_readahead_cap();
 	test_threads_same_tree();
 	test_plan_and_fill(&three);
-	test_prefetch(&three);
+	test_async_rounds(&three);
+	test_async_rounds(&two);
 	test_concurrent(&three);
 	test_eviction_forgets_marks(&three);
 	test_shared_cache(&three, &two);

@@ -25,7 +25,7 @@
 
 #include "inproc_queue.h"
 #include "pmem_test.h"
-#include "ublk.h"		/* vublk_tgt_pmem */
+#include "targets.h"	/* vublk_tgt_pmem */
 
 #define DEV_SIZE (1024 * 1024)
 #define MAX_IO (256 * 1024)

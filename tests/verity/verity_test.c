@@ -16,7 +16,7 @@
 
 #include <openssl/evp.h>
 
-#include "ublk.h"
+#include "targets.h"
 #include "verity_test.h"
 
 int vt_failures;
@@ -256,5 +256,10 @@ int vt_dev_read(struct vt_dev *d, uint64_t off, uint32_t len, unsigned flags)
 
 uint64_t vt_dev_counter(struct vt_dev *d, const char *name)
 {
-	return inproc_tgt_counter(&d->tgt, name);
+	uint64_t v = inproc_tgt_counter(&d->tgt, name);
+
+	/* A counter that is not reported must not compare equal to
+	 * another one that is not either. */
+	CHECK(v != UINT64_MAX, "the target reports no counter %s", name);
+	return v;
 }

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # pmem-host.sh: `vublk-bench pmem` in the protocol docs/PERFORMANCE.md
 # reports: for each store granularity (PAGE, and libpmem2's forced
-# CACHE_LINE), ROUNDS rounds that alternate the default build and the
-# -Dpmem_checked_copy=true build, then one --calibrate run (every side does
-# the bare copy: the harness's own bias).  Prints one line per run and the
-# median ratio of each column.
+# CACHE_LINE), ROUNDS rounds that alternate two builds (by default the
+# default build and the -Dpmem_checked_copy=true build; or any two, e.g.
+# before and after a change), then one --calibrate run of the first
+# (every side does the bare copy: the harness's own bias).  Prints one
+# line per run, labelled with the build directory's name, and the median
+# ratio of each column.
 # This is a benchmark, not a test.
 #
 # Usage (from the repo, on the host):
@@ -13,6 +15,8 @@
 #                            [--dir DIR] [DEFAULT_BUILD CHECKED_BUILD]
 #   builds default to build and build-checked (meson setup build-checked
 #   -Dpmem_checked_copy=true); DIR (default /dev/shm) holds the bench file.
+#   Two builds of the same name: give their paths differently (a/build,
+#   b/build): the label is the path as given.
 set -uo pipefail
 
 ME=tools/bench/pmem-host.sh
@@ -31,7 +35,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#builds[@]} -eq 0 ] && builds=(build build-checked)
 if [ ${#builds[@]} -ne 2 ]; then
-	echo "$ME: give two build directories (default and checked), or none" >&2
+	echo "$ME: give two build directories (e.g. default and checked), or none" >&2
 	exit 2
 fi
 for n in "$rounds" "$seconds" "$size"; do
@@ -87,14 +91,14 @@ medians() {
 echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, $seconds CPU-s per side, $size MiB in $dir"
 for gran in "" CACHE_LINE; do
 	g=${gran:-PAGE}
-	default_lines="" checked_lines=""
+	a_lines="" b_lines=""
 	for ((i = 1; i <= rounds; i++)); do
-		line=$(run "$g/default/$i" "${builds[0]}" "$gran") || exit 1
-		echo "$line"; default_lines+="$line"$'\n'
-		line=$(run "$g/checked/$i" "${builds[1]}" "$gran") || exit 1
-		echo "$line"; checked_lines+="$line"$'\n'
+		line=$(run "$g/${builds[0]}/$i" "${builds[0]}" "$gran") || exit 1
+		echo "$line"; a_lines+="$line"$'\n'
+		line=$(run "$g/${builds[1]}/$i" "${builds[1]}" "$gran") || exit 1
+		echo "$line"; b_lines+="$line"$'\n'
 	done
-	echo "$g default:"; printf '%s' "$default_lines" | medians
-	echo "$g checked:"; printf '%s' "$checked_lines" | medians
+	echo "$g ${builds[0]}:"; printf '%s' "$a_lines" | medians
+	echo "$g ${builds[1]}:"; printf '%s' "$b_lines" | medians
 	run "$g/calibrate" "${builds[0]}" "$gran" --calibrate || exit 1
 done

@@ -26,7 +26,7 @@
  * dirty-chunk bookkeeping, without the request validation and queue_io
  * around it.
  *
- * All three sides copy through ONE mapping, the target's (tgt_pmem.h,
+ * All three sides copy through ONE mapping, the target's (backend.h,
  * pmem_map()).  With a mapping per side, the same bare copy ran up to 6%
  * slower through one mapping than through another (an A/A/A run on this
  * project's machines, which are guests: a TLB miss walks each mapping's
@@ -60,10 +60,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "inproc_queue.h"
 #include "pmem.h"
-#include "tgt_pmem.h"
-#include "ublk.h"
+#include "targets.h"
+#include "validate.h"
 #include "vublk_bench.h"
 
 #define BP_IO_SIZE 4096
@@ -227,7 +228,7 @@ static int bp_start_target(struct bp_run *r)
 		return ret;
 	}
 	r->queue_ready = true;
-	r->lib_dev = pmem_tgt_device(t);
+	r->lib_dev = vublk_pmem_backend_device(t->backend);
 	r->limits = ublk_io_limits(t, t->max_io_bytes);
 	return 0;
 }

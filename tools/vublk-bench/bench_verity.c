@@ -20,7 +20,7 @@
 
 #include "f2fslayout.h"
 #include "inproc_queue.h"
-#include "ublk.h"
+#include "targets.h"
 #include "vublk_bench.h"
 
 struct bench_run {

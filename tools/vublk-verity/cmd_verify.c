@@ -137,19 +137,19 @@ static int verify_batch(struct verify_pass *v, uint64_t first_block,
 			const uint8_t *buf, size_t nblocks)
 {
 	unsigned log_bs = v->img->params.log_blocksize;
+	struct merkle_verify_result res;
 	size_t done = 0;
-	uint64_t bad;
 	int err;
 
 	while (done < nblocks) {
 		err = merkle_verify_blocks(v->tree, first_block + done,
 					   buf + (done << log_bs),
 					   nblocks - done,
-					   VERIFY_READAHEAD_BLOCKS, &bad);
+					   VERIFY_READAHEAD_BLOCKS, &res);
 		if (err != MERKLE_E_CORRUPT)
 			return err;
-		report_bad_block(v, bad);
-		done = bad - first_block + 1;
+		report_bad_block(v, res.block);
+		done = res.block - first_block + 1;
 	}
 	return 0;
 }

@@ -173,18 +173,6 @@ void vv_report_build_error(const char *data_name,
 			 reason);
 }
 
-/*
- * Errors that say nothing about the image's contents: -errno (Linux's
- * errno values are below 256, the largest is EHWPOISON, 133; the
- * libraries number their own codes from -1000 and -2000 up), a file that
- * shrank meanwhile, or something that is not an image at all.
- */
-static bool is_access_error(int err)
-{
-	return -err < 256 || err == F2FSLAYOUT_E_TRUNCATED ||
-	       err == F2FSLAYOUT_E_BAD_FILE_TYPE;
-}
-
 int vv_open_image(const char *name, struct vv_file *f,
 		  struct f2fslayout_image *img)
 {
@@ -197,18 +185,19 @@ int vv_open_image(const char *name, struct vv_file *f,
 	if (!err)
 		return VV_EXIT_OK;
 	vv_close(f);
-	if (is_access_error(err)) {
+	/* f2fslayout_strerror() says what to do (format, or re-format). */
+	switch (f2fslayout_error_kind(err)) {
+	case F2FSLAYOUT_ERR_NOT_SEALED:
+		vv_error("'%s' is not a vublk image: %s", name,
+			 f2fslayout_strerror(err));
+		return VV_EXIT_FAILURE;
+	case F2FSLAYOUT_ERR_DAMAGE:
+		vv_error("'%s' has invalid vublk metadata: %s", name,
+			 f2fslayout_strerror(err));
+		return VV_EXIT_FAILURE;
+	default:	/* says nothing about the image's contents */
 		vv_error("can't read the vublk metadata of '%s': %s", name,
 			 f2fslayout_strerror(err));
 		return VV_EXIT_USAGE;
 	}
-	/* f2fslayout_strerror() says what to do (format, or re-format). */
-	if (err == F2FSLAYOUT_E_NO_TRAILER ||
-	    err == F2FSLAYOUT_E_IMAGE_TOO_SMALL)
-		vv_error("'%s' is not a vublk image: %s", name,
-			 f2fslayout_strerror(err));
-	else
-		vv_error("'%s' has invalid vublk metadata: %s", name,
-			 f2fslayout_strerror(err));
-	return VV_EXIT_FAILURE;
 }

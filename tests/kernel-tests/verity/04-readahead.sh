@@ -24,7 +24,7 @@ for mode in off completion submission; do
 	line=$(del_and_counters "$ID") || exit 1
 	reads[$mode]=$(counter tree_reads "$line")
 	say "$mode: cold sha256sum of $BIG in $ms ms ($((200 * 1000 / (ms ? ms : 1))) MiB/s); $line"
-	[ "$(counter readahead_requests "$line")" -gt 0 ] ||
+	[ "$(counter readahead "$line")" -gt 0 ] ||
 		fail "$mode: no readahead-flagged request while reading $BIG"
 done
 for mode in completion submission; do
@@ -38,6 +38,6 @@ verity_add
 echo 3 >/proc/sys/vm/drop_caches
 dd if="$DEV" of=/dev/null bs=1M count=64 2>/dev/null || fail "dd from $DEV failed"
 line=$(del_and_counters "$ID") || exit 1
-[ "$(counter readahead_requests "$line")" -gt 0 ] ||
+[ "$(counter readahead "$line")" -gt 0 ] ||
 	fail "buffered dd from the device: no readahead-flagged request ($line)"
 say "PASS: tree reads off ${reads[off]}, completion ${reads[completion]}, submission ${reads[submission]}"

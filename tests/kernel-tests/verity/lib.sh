@@ -67,12 +67,13 @@ verity_add() {
 }
 
 # Counters logged when device $1 is deleted: deletes it and prints its
-# "verity device N (...): name value, ..." line, the final counts.
+# "device N (verity FILE) counters: name value, ..." line, the final
+# counts (the core's request counters, then the target's).
 del_and_counters() {
 	local log
 	log=$(device_log "$1") || fail "no log path for device $1"
 	"$VUBLK" del -n "$1" || fail "vublk del -n $1 failed"
-	grep "verity device $1 " "$log" | tail -n 1
+	grep "device $1 (verity .*) counters: " "$log" | tail -n 1
 }
 
 # counter NAME LINE: a counter from a del_and_counters line.

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * file.c - the "file" backend: a file or block device through the queue's
+ * io_uring, many bios in flight per queue.
+ *
+ * The op mapping follows the kernel's loop driver (drivers/block/loop.c:
+ * do_req_filebacked()): FLUSH -> fdatasync, DISCARD -> fallocate
+ * (PUNCH_HOLE), WRITE_ZEROES -> fallocate(ZERO_RANGE) when REQ_NOUNMAP
+ * asks to keep the blocks allocated, else PUNCH_HOLE (lo_fallocate(),
+ * always with FALLOC_FL_KEEP_SIZE).
+ *
+ * FUA writes carry RWF_DSYNC rather than a linked write + fdatasync pair:
+ * one SQE, so a short write simply resubmits the rest with the same flag
+ * (each part is durable when its CQE arrives), and there is no
+ * -ECANCELED link half to unwind.  This is what the kernel does for a
+ * write with IOCB_DSYNC (generic_write_sync() after the write).
+ *
+ * A short transfer is continued, never completed as done; a read or write
+ * of 0 bytes means the store ended early (shrank under the device): -EIO.
+ * An error goes to the submitter as it is (-ENOSPC from a full filesystem
+ * reaches a writer as ENOSPC: ublk_drv ends the request with
+ * errno_to_blk_status(res)).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+struct file_backend {
+	int fd;
+};
+
+static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
+{
+	bool ro = be->flags & VUBLK_BACKEND_READ_ONLY;
+	bool direct = be->flags & VUBLK_BACKEND_DIRECT;
+
+	fb->fd = open(be->path, O_CLOEXEC | (ro ? O_RDONLY : O_RDWR) |
+			       (direct ? O_DIRECT : 0));
+	if (fb->fd >= 0)
+		return 0;
+	if (!ro && (errno == EROFS || errno == EACCES))
+		vublk_error("cannot open backing file %s for writing: %s (use --read-only)",
+			    be->path, strerror(errno));
+	else if (errno == EINVAL && direct)
+		vublk_error("cannot open backing file %s with O_DIRECT: its filesystem does not support it (drop --direct)",
+			    be->path);
+	else
+		vublk_error("cannot open backing file %s: %s", be->path,
+			    strerror(errno));
+	return -errno;
+}
+
+static int file_size(struct vublk_backend *be, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		vublk_error("cannot stat backing file %s: %s", be->path,
+			    strerror(errno));
+		return -errno;
+	}
+	if (S_ISREG(st.st_mode)) {
+		be->size = st.st_size;
+		return 0;
+	}
+	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &be->size) == 0)
+		return 0;
+	vublk_error("backing file %s is not a regular file or block device",
+		    be->path);
+	return -EINVAL;
+}
+
+static int file_open(struct vublk_backend *be)
+{
+	struct file_backend *fb = be->priv;
+	int ret = file_open_fd(be, fb);
+
+	if (ret)
+		return ret;
+	ret = file_size(be, fb->fd);
+	if (ret) {
+		close(fb->fd);
+		return ret;
+	}
+	/* O_DIRECT needs offsets aligned to the backing's logical block;
+	 * 4096 is safe on every filesystem. */
+	be->block_shift = be->flags & VUBLK_BACKEND_DIRECT ? 12 : 9;
+	be->io_min_shift = be->block_shift;
+	/* The page cache (or the disk's cache under O_DIRECT). */
+	be->volatile_cache = true;
+	return 0;
+}
+
+static void file_close(struct vublk_backend *be)
+{
+	struct file_backend *fb = be->priv;
+
+	close(fb->fd);
+}
+
+static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
+			  const struct io_uring_cqe *cqe);
+
+/* (Re)submit the rest of a READ or WRITE. */
+static void file_submit_rw(struct vublk_queue *q, struct vublk_bio *bio)
+{
+	const struct file_backend *fb = bio->be->priv;
+	struct io_uring_sqe *sqe = vublk_queue_get_sqe(q);
+	char *buf = (char *)bio->buf + bio->done;
+	unsigned len = bio->len - bio->done;
+	uint64_t pos = bio->pos + bio->done;
+
+	if (bio->op == VUBLK_OP_READ) {
+		io_uring_prep_read(sqe, fb->fd, buf, len, pos);
+	} else {
+		io_uring_prep_write(sqe, fb->fd, buf, len, pos);
+		if (bio->flags & VUBLK_REQ_FUA)
+			sqe->rw_flags = RWF_DSYNC;
+	}
+	vublk_sqe_set_event(sqe, &bio->ev);
+}
+
+static void file_submit_other(struct vublk_queue *q, struct vublk_bio *bio)
+{
+	const struct file_backend *fb = bio->be->priv;
+	struct io_uring_sqe *sqe = vublk_queue_get_sqe(q);
+	int mode = FALLOC_FL_KEEP_SIZE;
+
+	if (bio->op == VUBLK_OP_FLUSH) {
+		io_uring_prep_fsync(sqe, fb->fd, IORING_FSYNC_DATASYNC);
+	} else {
+		if (bio->op == VUBLK_OP_WRITE_ZEROES &&
+		    (bio->flags & VUBLK_REQ_NOUNMAP))
+			mode |= FALLOC_FL_ZERO_RANGE;
+		else
+			mode |= FALLOC_FL_PUNCH_HOLE;
+		io_uring_prep_fallocate(sqe, fb->fd, mode, bio->pos, bio->len);
+	}
+	vublk_sqe_set_event(sqe, &bio->ev);
+}
+
+static bool file_bio_is_rw(const struct vublk_bio *bio)
+{
+	return bio->op == VUBLK_OP_READ || bio->op == VUBLK_OP_WRITE;
+}
+
+static int file_submit(struct vublk_backend *be, struct vublk_queue *q,
+		       struct vublk_bio *bio)
+{
+	(void)be;
+	bio->ev.done = file_bio_done;
+	if (file_bio_is_rw(bio))
+		file_submit_rw(q, bio);
+	else
+		file_submit_other(q, bio);
+	return VUBLK_BIO_QUEUED;
+}
+
+static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
+			  const struct io_uring_cqe *cqe)
+{
+	struct vublk_bio *bio = (struct vublk_bio *)((char *)ev -
+						     offsetof(struct vublk_bio, ev));
+
+	if (!file_bio_is_rw(bio) || cqe->res < 0) {
+		bio->end_io(q, bio, cqe->res < 0 ? cqe->res : 0);
+		return;
+	}
+	if (cqe->res == 0) {	/* the store ended early */
+		bio->end_io(q, bio, -EIO);
+		return;
+	}
+	bio->done += (uint32_t)cqe->res;
+	if (bio->done < bio->len)
+		file_submit_rw(q, bio);	/* short: do the rest */
+	else
+		bio->end_io(q, bio, 0);
+}
+
+const struct vublk_backend_ops vublk_backend_file = {
+	.name = "file",
+	.summary = "io_uring reads and writes of a file or block device",
+	.priv_size = sizeof(struct file_backend),
+	.open = file_open,
+	.close = file_close,
+	.submit = file_submit,
+};

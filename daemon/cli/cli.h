@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli.h - the `vublk` command line (internal): commands and the device
+ * state files that let any process list and delete devices.
+ *
+ * State lives in the run directory ($VUBLK_RUN_DIR, default /run/vublk):
+ *   ID.json        written by the server once the device is live, removed
+ *                  when it stops: target, backing file, size, queues, pid...
+ *   ID.stats.json  the server's counters, rewritten every second
+ *   ID.log         the detached server's stderr
+ */
+#ifndef VUBLK_CLI_H
+#define VUBLK_CLI_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "log.h"
+
+#define VUBLK_VERSION "0.1.0"
+
+struct vublk_state {
+	unsigned id;
+	char target[32];
+	char backing_file[PATH_MAX];
+	char log[PATH_MAX];		/* "" when the server logs to a tty */
+	char target_args[1024];		/* target options as given */
+	uint64_t size;			/* bytes */
+	unsigned block_size;		/* logical */
+	unsigned queues;
+	unsigned depth;
+	int pid;			/* server */
+	uint64_t pid_start;		/* its start time (/proc/PID/stat) */
+	uint64_t token;			/* the device's (server.h: on_added) */
+	bool read_only;
+	char recovery[16];		/* --recovery mode: none, queue... */
+};
+
+/* -n ID: a device id the kernel can give, in decimal; 0, or -EINVAL after
+ * one error line. */
+int vublk_parse_dev_id(const char *arg, unsigned *id);
+
+const char *vublk_run_dir(void);
+/*
+ * Create the run directory if missing (mode 0755), and check that it is a
+ * directory of ours that nobody else may write; 0, or -errno after one
+ * error line.  vublk_run_dir_check() only checks (a missing one is fine).
+ */
+int vublk_run_dir_create(void);
+int vublk_run_dir_check(void);
+/* <run dir>/<id><suffix>, e.g. suffix ".json". */
+void vublk_run_path(char *buf, size_t len, unsigned id, const char *suffix);
+
+int vublk_state_write(const struct vublk_state *st);
+/* 0, -ENOENT when there is no state file, -EINVAL when unreadable. */
+int vublk_state_read(unsigned id, struct vublk_state *st);
+void vublk_state_remove(unsigned id);
+/*
+ * Every device id known from state files or from the kernel
+ * (/sys/class/ublk-char/ublkcN), sorted, no duplicates.  *ids is
+ * malloc'ed.  Returns the count or -errno.
+ */
+int vublk_known_ids(unsigned **ids);
+
+/* Write s as a JSON string, quoted and escaped. */
+void vublk_json_string(FILE *f, const char *s);
+/*
+ * server_id.c: whether pid is the running vublk server of device dev_id
+ * (named vublk, not exited, started at start unless start is 0, holding
+ * /dev/ublkcN open).  vublk_server_open() returns a pidfd on exactly that
+ * process, to signal it (pidfd_send_signal) and wait for it, or -1 when
+ * pid is not that server.
+ */
+int vublk_server_open(pid_t pid, unsigned dev_id, uint64_t start);
+bool vublk_server_running(pid_t pid, unsigned dev_id, uint64_t start);
+/* The start time of pid (clock ticks since boot), 0 if none: recorded in
+ * the state file with the pid. */
+uint64_t vublk_proc_start_time(pid_t pid);
+/*
+ * STOP_DEV and DEL_DEV of device id only while it carries token (it may be
+ * another device by now): 0 when it is gone, -ESTALE when the id belongs
+ * to another device (left alone), else what removing it gave.
+ */
+struct ublk_ctrl;
+int vublk_remove_if_ours(struct ublk_ctrl *c, unsigned id, uint64_t token);
+/* Remove id's state files only if they describe the device of token (or
+ * cannot be read at all). */
+void vublk_state_remove_if_ours(unsigned id, uint64_t token);
+
+int vublk_cmd_add(int argc, char **argv);
+/*
+ * `vublk recover`'s server: argv is the `vublk add` command line that
+ * recreates the device's settings (with -n ID); the new server takes over
+ * the existing device (ublk.h: vublk_server_cfg.recover) and appends to
+ * log_path.  Returns the exit status.
+ */
+int vublk_add_recover(int argc, char **argv, const char *log_path);
+int vublk_cmd_recover(int argc, char **argv);
+/* The --recovery mode name of UBLK_F_USER_RECOVERY* flags ("none"...). */
+const char *vublk_recovery_name(uint64_t flags);
+/*
+ * Split a state file's target_args (cmd_add.c records them) in place into
+ * at most max arguments, undoing the backslash escapes; returns the count
+ * or -E2BIG.
+ */
+int vublk_split_target_args(char *args, char **argv, int max);
+int vublk_cmd_del(int argc, char **argv);
+int vublk_cmd_list(int argc, char **argv);
+
+/* usage.c: `vublk help` and `vublk TYPE --help`. */
+void vublk_usage(FILE *f);
+void vublk_target_usage(FILE *f, const char *name);
+
+#endif /* VUBLK_CLI_H */

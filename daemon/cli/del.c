@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * del.c - `vublk del -n ID` / `vublk del -a`.
+ *
+ * A running server is asked to stop with SIGTERM: it stops the device,
+ * finishes its in-flight I/O, deletes the device and exits; we wait for
+ * that, bounded.  A device whose server is gone (killed) is still in the
+ * kernel until someone sends DEL_DEV: we send STOP_DEV and DEL_DEV
+ * ourselves, as ublksrv's `ublk del` does for a dead daemon.
+ *
+ * Only what is ours is touched (identity.c): the server is signalled
+ * through a pidfd on the process identified as the device's vublk server
+ * (a pid named by a stale state file may be anyone's now), and the device
+ * is removed only while its id still carries its token (once its server
+ * deleted it, the kernel may have given the id to a new device).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ublk_ctrl.h"
+
+/* A clean stop takes a STOP_DEV and a DEL_DEV, 10 s bound each. */
+#define DEL_SERVER_WAIT_MS 30000
+
+/* What del knows of one device id. */
+struct del_target {
+	unsigned id;
+	bool in_kernel;
+	struct ublksrv_ctrl_dev_info info;
+	bool have_state;	/* a state file for this id */
+	bool state_stale;	/* ... that describes an earlier device */
+	struct vublk_state st;
+	uint64_t token;		/* the device's: the kernel's, else the file's */
+	int pidfd;		/* its vublk server, or -1 */
+	pid_t pid;
+	bool refused;		/* another program serves it */
+};
+
+/* The device's vublk server: the kernel's record first (it knows the
+ * server of a live device), else the state file's (a server starting up,
+ * or one the kernel no longer names). */
+static void del_find_server(struct del_target *d)
+{
+	d->pidfd = -1;
+	if (d->in_kernel) {
+		d->pid = d->info.ublksrv_pid;
+		d->pidfd = vublk_server_open(d->pid, d->id, 0);
+	}
+	if (d->pidfd < 0 && d->have_state && !d->state_stale) {
+		d->pid = d->st.pid;
+		d->pidfd = vublk_server_open(d->pid, d->id, d->st.pid_start);
+	}
+}
+
+/* 0, or -errno after one error line (the kernel did not answer). */
+static int del_probe(struct ublk_ctrl *c, unsigned id, struct del_target *d)
+{
+	int ret;
+
+	*d = (struct del_target){ .id = id, .pidfd = -1 };
+	d->have_state = vublk_state_read(id, &d->st) == 0;
+	ret = ublk_ctrl_get_dev_info(c, id, &d->info);
+	if (ret < 0 && ret != -ENODEV) {
+		if (ret != -ETIMEDOUT)
+			vublk_error("device %u: GET_DEV_INFO failed: %s", id,
+				    strerror(-ret));
+		return ret;
+	}
+	d->in_kernel = ret == 0;
+	d->state_stale = d->have_state && d->in_kernel &&
+			 d->st.token != d->info.ublksrv_flags;
+	d->token = d->in_kernel ? d->info.ublksrv_flags : d->st.token;
+	del_find_server(d);
+	return 0;
+}
+
+/*
+ * A live device whose server is alive but is not a vublk server of it:
+ * another program serves it.  (A device whose server died is DEAD or
+ * quiesced, so a live pid of a LIVE device is its server.)
+ */
+static bool del_served_by_other(const struct del_target *d)
+{
+	return d->in_kernel && d->pidfd < 0 && d->info.ublksrv_pid > 0 &&
+	       d->info.state == UBLK_S_DEV_LIVE &&
+	       kill(d->info.ublksrv_pid, 0) == 0;
+}
+
+/* Ask the server to stop (the signal goes to the process checked). */
+static void del_signal(struct del_target *d)
+{
+	if (d->pidfd >= 0 &&
+	    syscall(SYS_pidfd_send_signal, d->pidfd, SIGTERM, NULL, 0) < 0 &&
+	    errno != ESRCH)
+		vublk_error("device %u: cannot signal server pid %d: %s",
+			    d->id, (int)d->pid, strerror(errno));
+}
+
+/* Wait, bounded, for the signalled server to exit. */
+static int del_wait_server(struct del_target *d)
+{
+	struct pollfd pfd = { .fd = d->pidfd, .events = POLLIN };
+	int ret;
+
+	if (d->pidfd < 0)
+		return 0;
+	do
+		ret = poll(&pfd, 1, DEL_SERVER_WAIT_MS);
+	while (ret < 0 && errno == EINTR);
+	close(d->pidfd);
+	d->pidfd = -1;
+	if (ret > 0)
+		return 0;
+	vublk_error("device %u: server pid %d did not stop within %d s (see its log; kill -9 %d, then vublk del -n %u)",
+		    d->id, (int)d->pid, DEL_SERVER_WAIT_MS / 1000, (int)d->pid,
+		    d->id);
+	return -ETIMEDOUT;
+}
+
+/* The server is gone: whatever it left of this device, we remove. */
+static int del_remove(struct ublk_ctrl *c, struct del_target *d)
+{
+	int ret = 0;
+
+	if (d->in_kernel || !d->state_stale)
+		ret = vublk_remove_if_ours(c, d->id, d->token);
+	if (ret == -ESTALE) {
+		vublk_info("device %u: the id now names another device, which is left alone",
+			   d->id);
+		ret = 0;
+	} else if (ret < 0) {
+		if (ret != -ETIMEDOUT)
+			vublk_error("device %u: cannot delete it: %s", d->id,
+				    strerror(-ret));
+		return ret;
+	}
+	if (d->state_stale)
+		vublk_state_remove(d->id);	/* an earlier device's */
+	else
+		vublk_state_remove_if_ours(d->id, d->token);
+	return 0;
+}
+
+/* Stop and delete the probed devices: every server is signalled before
+ * any is waited for, so that `del -a` stops them together.  Returns the
+ * number of failures. */
+static int del_devices(struct ublk_ctrl *c, struct del_target *d, int n)
+{
+	int failed = 0;
+
+	for (int i = 0; i < n; i++) {
+		d[i].refused = del_served_by_other(&d[i]);
+		if (d[i].refused)
+			vublk_error("device %u is served by pid %d, which is not its vublk server; leaving it alone",
+				    d[i].id, (int)d[i].info.ublksrv_pid);
+		else
+			del_signal(&d[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		if (d[i].refused || del_wait_server(&d[i]) < 0 ||
+		    del_remove(c, &d[i]) < 0)
+			failed++;
+	}
+	return failed;
+}
+
+static int del_usage_error(const char *what)
+{
+	vublk_error("del: %s (usage: vublk del -n ID | vublk del -a)", what);
+	return 1;
+}
+
+/* The ids to delete: one, or every known one (state files, kernel). */
+static int del_ids(bool all, unsigned *one, unsigned **ids)
+{
+	if (!all) {
+		*ids = one;
+		return 1;
+	}
+	return vublk_known_ids(ids);
+}
+
+int vublk_cmd_del(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "number", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned *ids = NULL, one;
+	struct del_target *d = NULL;
+	bool all = false, have_id = false;
+	int c, n, i, failed = 0;
+	struct ublk_ctrl ctrl;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":n:a", opts, NULL)) != -1) {
+		if (c == 'a') {
+			all = true;
+		} else if (c == 'n') {
+			if (vublk_parse_dev_id(optarg, &one) < 0)
+				return 1;
+			have_id = true;
+		} else {
+			return del_usage_error(c == ':' ? "missing value for an option" :
+					       "unknown option");
+		}
+	}
+	if (optind < argc || all == have_id)
+		return del_usage_error("give exactly one of -n ID and -a");
+	if (vublk_run_dir_check() < 0 || ublk_ctrl_open(&ctrl) < 0)
+		return 1;
+	n = del_ids(all, &one, &ids);
+	if (n >= 0)
+		d = calloc(n ? n : 1, sizeof(*d));
+	for (i = 0; d && i < n; i++)
+		if (del_probe(&ctrl, ids[i], &d[i]) < 0)
+			break;
+	if (!d || i < n) {
+		if (!d && n >= 0)
+			vublk_error("del: out of memory");
+		failed = 1;
+	} else if (!all && !d[0].in_kernel && !d[0].have_state) {
+		vublk_error("del: no device with id %u (see: vublk list)", one);
+		failed = 1;
+	} else {
+		failed = del_devices(&ctrl, d, n);
+	}
+	for (i = 0; d && i < n; i++)
+		if (d[i].pidfd >= 0)
+			close(d[i].pidfd);
+	free(d);
+	if (all)
+		free(ids);
+	ublk_ctrl_close(&ctrl);
+	return failed ? 1 : 0;
+}

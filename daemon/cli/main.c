@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - `vublk`: a table of commands, each in its own file, as
+ * fsverity-utils' programs/fsverity.c dispatches its subcommands.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "targets.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} vublk_commands[] = {
+	{ "add", vublk_cmd_add },
+	{ "del", vublk_cmd_del },
+	{ "list", vublk_cmd_list },
+	{ "recover", vublk_cmd_recover },
+};
+
+/* --help or -h */
+static bool vublk_is_help_option(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "help";
+
+	/* A detached server's `vublk add` may be gone: no SIGPIPE death. */
+	signal(SIGPIPE, SIG_IGN);
+	for (size_t i = 0; i < sizeof(vublk_commands) / sizeof(vublk_commands[0]);
+	     i++)
+		if (!strcmp(cmd, vublk_commands[i].name))
+			return vublk_commands[i].run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") || vublk_is_help_option(cmd)) {
+		vublk_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		printf("vublk %s\n", VUBLK_VERSION);
+		return 0;
+	}
+	if (vublk_find_target(cmd) && argc > 2 &&
+	    vublk_is_help_option(argv[2])) {
+		vublk_target_usage(stdout, cmd);
+		return 0;
+	}
+	vublk_error("unknown command '%s': expected add, del, list, recover, help or TYPE --help (see: vublk help)",
+		    cmd);
+	return 1;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_recover.c - `vublk recover -n ID [--foreground]`: start a new server
+ * for a device added with -r (--recovery) whose server died.
+ *
+ * The kernel keeps such a device (ublk_drv.c: ublk_nosrv_work() quiesces
+ * it instead of stopping it); I/O sent to it waits.  This command checks
+ * that recovery makes sense (the device exists, was added with recovery,
+ * and its server is really gone), rebuilds the `vublk add` command line
+ * from the state file the first server wrote (target, backing file, target
+ * options, read-only), and hands it to vublk_add_recover(), which runs the
+ * server like `vublk add` does, re-attached to the device (ublk.c:
+ * ublk_server_setup_recovery()).  ublksrv's `ublk recover` works the same
+ * way from its own per-device json.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ublk_ctrl.h"
+
+/* "add", -t, -f, -n, --read-only, --recovery=, --foreground: 10 words,
+ * and the target options. */
+#define RECOVER_MAX_TARGET_ARGS 64
+#define RECOVER_MAX_ARGS (12 + RECOVER_MAX_TARGET_ARGS)
+
+struct recover_cmd {
+	unsigned id;
+	bool foreground;
+	struct vublk_state st;
+	struct ublksrv_ctrl_dev_info info;
+	char id_arg[16];
+	char recovery_arg[32];
+	char log[PATH_MAX];
+	char *argv[RECOVER_MAX_ARGS + 1];
+	int argc;
+};
+
+static int recover_usage_error(const char *what)
+{
+	vublk_error("recover: %s (usage: vublk recover -n ID [--foreground])",
+		    what);
+	return -EINVAL;
+}
+
+static int recover_parse(struct recover_cmd *rc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "number", required_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_id = false;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":n:", opts, NULL)) != -1) {
+		if (c == 'F') {
+			rc->foreground = true;
+		} else if (c == 'n') {
+			if (vublk_parse_dev_id(optarg, &rc->id) < 0)
+				return -EINVAL;
+			have_id = true;
+		} else {
+			vublk_error("recover: %s '%s' (usage: vublk recover -n ID [--foreground])",
+				    c == ':' ? "missing value for option" :
+				    "unknown option", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		vublk_error("recover: unexpected argument '%s' (usage: vublk recover -n ID [--foreground])",
+			    argv[optind]);
+		return -EINVAL;
+	}
+	if (!have_id)
+		return recover_usage_error("give the device with -n ID");
+	return 0;
+}
+
+/* The device is known to the kernel, and may be recovered. */
+static int recover_check_kernel(struct recover_cmd *rc)
+{
+	struct ublk_ctrl ctrl;
+	unsigned id = rc->id;
+	int ret;
+
+	if (ublk_ctrl_open(&ctrl) < 0)
+		return -ENODEV;
+	ret = ublk_ctrl_get_dev_info(&ctrl, id, &rc->info);
+	ublk_ctrl_close(&ctrl);
+	if (ret == -ENODEV) {
+		vublk_error("recover: no device with id %u (see: vublk list)",
+			    id);
+		return ret;
+	}
+	if (ret < 0) {
+		if (ret != -ETIMEDOUT)
+			vublk_error("recover: device %u: GET_DEV_INFO failed: %s",
+				    id, strerror(-ret));
+		return ret;
+	}
+	if (!(rc->info.flags & UBLK_F_USER_RECOVERY)) {
+		vublk_error("recover: device %u was not added with -r (--recovery): the kernel failed its I/O when its server died and cannot give it a new server; delete it with: vublk del -n %u",
+			    id, id);
+		return -EINVAL;
+	}
+	if (vublk_server_running(rc->info.ublksrv_pid, id, 0)) {
+		vublk_error("recover: device %u: server pid %d is alive: nothing to recover",
+			    id, rc->info.ublksrv_pid);
+		return -EBUSY;
+	}
+	/* ublk_detach_disk(): a stopped device has no disk left to serve. */
+	if (rc->info.state == UBLK_S_DEV_DEAD) {
+		vublk_error("recover: device %u is stopped (no /dev/ublkb%u): nothing to recover; delete it with: vublk del -n %u",
+			    id, id, id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The first server's state file says how to serve the device again. */
+static int recover_read_state(struct recover_cmd *rc)
+{
+	char path[PATH_MAX];
+	int ret = vublk_state_read(rc->id, &rc->st);
+
+	if (ret == -ENOENT) {
+		vublk_run_path(path, sizeof(path), rc->id, ".json");
+		vublk_error("recover: device %u has no state file %s, so its target and backing file are unknown; delete it with: vublk del -n %u",
+			    rc->id, path, rc->id);
+	}
+	if (ret < 0)
+		return ret;	/* unreadable: vublk_state_read() said so */
+	if (rc->st.token != rc->info.ublksrv_flags) {
+		vublk_run_path(path, sizeof(path), rc->id, ".json");
+		vublk_error("recover: device %u: the state file %s describes an earlier device with that id, so this one's target and backing file are unknown; delete it with: vublk del -n %u",
+			    rc->id, path, rc->id);
+		return -ESTALE;
+	}
+	/* A starting server is alive too, and not in the kernel's info. */
+	if (vublk_server_running(rc->st.pid, rc->id, rc->st.pid_start)) {
+		vublk_error("recover: device %u: server pid %d is alive: nothing to recover",
+			    rc->id, rc->st.pid);
+		return -EBUSY;
+	}
+	if (rc->st.log[0])
+		snprintf(rc->log, sizeof(rc->log), "%s", rc->st.log);
+	else
+		vublk_run_path(rc->log, sizeof(rc->log), rc->id, ".log");
+	return 0;
+}
+
+static void recover_push(struct recover_cmd *rc, char *arg)
+{
+	rc->argv[rc->argc++] = arg;
+}
+
+/* The `vublk add` line of the first server, for the same device. */
+static int recover_build_argv(struct recover_cmd *rc)
+{
+	int n;
+
+	snprintf(rc->id_arg, sizeof(rc->id_arg), "%u", rc->id);
+	/* The kernel's flags are the truth about the mode. */
+	snprintf(rc->recovery_arg, sizeof(rc->recovery_arg), "--recovery=%s",
+		 vublk_recovery_name(rc->info.flags));
+	recover_push(rc, "recover");
+	recover_push(rc, "-t");
+	recover_push(rc, rc->st.target);
+	recover_push(rc, "-f");
+	recover_push(rc, rc->st.backing_file);
+	recover_push(rc, "-n");
+	recover_push(rc, rc->id_arg);
+	recover_push(rc, rc->recovery_arg);
+	if (rc->st.read_only)
+		recover_push(rc, "--read-only");
+	if (rc->foreground)
+		recover_push(rc, "--foreground");
+	n = vublk_split_target_args(rc->st.target_args, rc->argv + rc->argc,
+				    RECOVER_MAX_TARGET_ARGS);
+	if (n < 0) {
+		vublk_error("recover: device %u: more than %d target options in its state file",
+			    rc->id, RECOVER_MAX_TARGET_ARGS);
+		return n;
+	}
+	rc->argc += n;
+	rc->argv[rc->argc] = NULL;
+	return 0;
+}
+
+int vublk_cmd_recover(int argc, char **argv)
+{
+	struct recover_cmd rc = { 0 };
+
+	if (recover_parse(&rc, argc, argv) < 0 || vublk_run_dir_check() < 0 ||
+	    recover_check_kernel(&rc) < 0 || recover_read_state(&rc) < 0 ||
+	    recover_build_argv(&rc) < 0)
+		return 1;
+	return vublk_add_recover(rc.argc, rc.argv, rc.log);
+}

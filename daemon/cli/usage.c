@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * usage.c - `vublk help` and `vublk TYPE --help`.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "targets.h"
+#include "ublk_compat.h"
+
+void vublk_usage(FILE *f)
+{
+	const struct vublk_tgt_ops *const *t;
+
+	fprintf(f,
+		"usage: vublk add -t TYPE -f FILE [-n ID] [-q QUEUES] [-d DEPTH] [--read-only]\n"
+		"                 [-r | --recovery[=queue|reissue|fail]] [--foreground]\n"
+		"                 [target options]\n"
+		"         start a server for a new device; prints its path (/dev/ublkbN)\n"
+		"       vublk del -n ID | -a      stop and delete one or all devices\n"
+		"       vublk recover -n ID [--foreground]\n"
+		"         a new server for a device added with -r whose server died\n"
+		"       vublk list [-n ID] [--json]\n"
+		"         devices and their state: live; dead (server gone: vublk del);\n"
+		"         quiesced (a -r device whose server died: vublk recover)\n"
+		"       vublk TYPE --help         target options\n"
+		"       vublk help | --version\n"
+		"\n"
+		"  -n ID        device id (default: the first free one)\n"
+		"  -q QUEUES    queues, one thread each (default and maximum: online CPUs)\n"
+		"  -d DEPTH     requests in flight per queue, 1..%u (default 128)\n"
+		"  --read-only  a read-only device; the backing file is opened read-only\n"
+		"  --foreground do not detach; log to stderr; stop with Ctrl-C\n"
+		"  -r, --recovery[=MODE]  the device outlives its server until\n"
+		"               `vublk recover`: queue (-r: I/O waits; what the dead\n"
+		"               server held fails), reissue (that too is retried),\n"
+		"               fail (I/O fails meanwhile; Linux 6.13+)\n"
+		"\n"
+		"targets:\n", UBLK_MAX_QUEUE_DEPTH);
+	for (t = vublk_targets; *t; t++)
+		fprintf(f, "  %-8s %s\n", (*t)->name, (*t)->summary);
+	fprintf(f,
+		"\n"
+		"environment: VUBLK_RUN_DIR (state, logs; default /run/vublk),\n"
+		"             VUBLK_CONTROL_DEV (default /dev/ublk-control)\n");
+}
+
+void vublk_target_usage(FILE *f, const char *name)
+{
+	const struct vublk_tgt_ops *ops = vublk_find_target(name);
+
+	fprintf(f, "usage: vublk add -t %s -f FILE [common options] [%s options]\n"
+		"%s\n\n%s options:\n%s", name, name, ops->summary, name,
+		ops->usage && *ops->usage ? ops->usage : "  (none)\n");
+}

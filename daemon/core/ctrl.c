@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ctrl.c - the ublk control plane: commands on /dev/ublk-control.
+ *
+ * Each command is an IORING_OP_URING_CMD whose 32-byte struct
+ * ublksrv_ctrl_cmd payload needs a 128-byte SQE: the driver refuses
+ * control commands without IO_URING_F_SQE128 (drivers/block/ublk_drv.c:
+ * ublk_ctrl_uring_cmd()).  The driver runs them in io-wq (it returns
+ * -EAGAIN when issued non-blocking), and START_DEV sleeps there until every
+ * queue has fetched all its tags, so each wait is bounded: a driver that
+ * does not answer is reported, not waited for forever.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "ublk_ctrl.h"
+
+/* Bounds on a control command: START_DEV runs add_disk() and so reads the
+ * partition table through our own queues; the others are quick. */
+#define UBLK_CTRL_TIMEOUT_START_S 30
+#define UBLK_CTRL_TIMEOUT_S 10
+/* START_USER_RECOVERY answers -EBUSY until the dead server is fully gone
+ * (its io_uring contexts are freed asynchronously, io_uring/io_uring.c:
+ * io_ring_exit_work()) and the driver has quiesced the device; we ask
+ * again every 100 ms for UBLK_RECOVERY_BUSY_WAIT_S (ublk_ctrl.h). */
+#define UBLK_RECOVERY_BUSY_PAUSE_MS 100
+
+const char *ublk_control_path(void)
+{
+	const char *p = getenv("VUBLK_CONTROL_DEV");
+
+	return p && *p ? p : "/dev/ublk-control";
+}
+
+int ublk_ctrl_open(struct ublk_ctrl *c)
+{
+	const char *path = ublk_control_path();
+	int ret;
+
+	c->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			vublk_error("%s not found: the ublk_drv kernel module is not loaded (run: modprobe ublk_drv)",
+				    path);
+		else
+			vublk_error("cannot open %s: %s (vublk needs root)",
+				    path, strerror(-ret));
+		return ret;
+	}
+	ret = io_uring_queue_init(4, &c->ring, IORING_SETUP_SQE128);
+	if (ret < 0) {
+		vublk_error("cannot create the control io_uring: %s (is io_uring disabled, kernel.io_uring_disabled?)",
+			    strerror(-ret));
+		close(c->fd);
+		c->fd = -1;
+		return ret;
+	}
+	return 0;
+}
+
+void ublk_ctrl_close(struct ublk_ctrl *c)
+{
+	if (c->fd < 0)
+		return;
+	io_uring_queue_exit(&c->ring);
+	close(c->fd);
+	c->fd = -1;
+}
+
+static const char *ublk_ctrl_cmd_name(unsigned op)
+{
+	switch (op) {
+	case UBLK_CMD_ADD_DEV: return "ADD_DEV";
+	case UBLK_CMD_DEL_DEV: return "DEL_DEV";
+	case UBLK_CMD_START_DEV: return "START_DEV";
+	case UBLK_CMD_STOP_DEV: return "STOP_DEV";
+	case UBLK_CMD_SET_PARAMS: return "SET_PARAMS";
+	case UBLK_CMD_GET_DEV_INFO: return "GET_DEV_INFO";
+	case UBLK_CMD_GET_PARAMS: return "GET_PARAMS";
+	case UBLK_CMD_START_USER_RECOVERY: return "START_USER_RECOVERY";
+	case UBLK_CMD_END_USER_RECOVERY: return "END_USER_RECOVERY";
+	default: return "?";
+	}
+}
+
+/*
+ * Wait (bounded) for buf's command: 0 with its result in *res once its CQE
+ * is seen, else -errno and buf is still the kernel's.  Late CQEs of
+ * commands that timed out earlier are skipped and their buffers freed.
+ *
+ * Why buffers are the kernel's until their CQE: a command's buffer is a
+ * heap copy of the caller's, named by the SQE's user_data.  A command we
+ * stop waiting for (timeout) is not cancelled: the driver runs it in io-wq
+ * (see above) and may still copy its answer out (GET_DEV_INFO, GET_PARAMS,
+ * ADD_DEV: copy_to_user() of header->addr) -- into a caller's stack frame
+ * that would be gone by then, corrupting whatever runs there.  The copy
+ * stays allocated until its late CQE shows up, or until the process exits.
+ */
+static int ublk_ctrl_wait(struct ublk_ctrl *c, unsigned char *buf,
+			  unsigned op, unsigned timeout_s, int *res)
+{
+	struct __kernel_timespec ts = { .tv_sec = timeout_s };
+	unsigned char *done;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	for (;;) {
+		ret = io_uring_wait_cqe_timeout(&c->ring, &cqe, &ts);
+		if (ret == -EINTR)
+			continue;
+		if (ret == -ETIME) {
+			vublk_error("ublk control command %s did not complete in %u s: kernel ublk driver not responding",
+				    ublk_ctrl_cmd_name(op), timeout_s);
+			return -ETIMEDOUT;
+		}
+		if (ret < 0)
+			return ret;
+		done = io_uring_cqe_get_data(cqe);
+		*res = cqe->res;
+		io_uring_cqe_seen(&c->ring, cqe);
+		if (done == buf)
+			return 0;
+		free(done);	/* the answer of a command that timed out */
+	}
+}
+
+/* Issue one command and wait (bounded) for its result. */
+static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
+			 void *data, unsigned len, uint64_t data0)
+{
+	/* END_USER_RECOVERY, like START_DEV, sleeps in the driver until
+	 * every queue fetched its tags (ublk_ctrl_end_recovery()). */
+	bool waits_for_queues = op == UBLK_CMD_START_DEV ||
+				op == UBLK_CMD_END_USER_RECOVERY;
+	/* + 1: a pointer of its own (the CQE's name) even for len 0. */
+	unsigned char *buf = malloc(len + 1);
+	struct ublksrv_ctrl_cmd cmd = {
+		.dev_id = dev_id,
+		.queue_id = (uint16_t)-1,	/* not a queue command */
+		.len = len,
+		.data = { data0 },
+	};
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&c->ring);
+	int ret, res;
+
+	if (!buf)
+		return -ENOMEM;
+	if (!sqe) {
+		free(buf);
+		return -EBUSY;	/* one command at a time: cannot happen */
+	}
+	if (len) {
+		memcpy(buf, data, len);
+		cmd.addr = (uint64_t)(uintptr_t)buf;
+	}
+	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128: two slots */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = c->fd;
+	sqe->cmd_op = op;
+	memcpy(sqe->cmd, &cmd, sizeof(cmd));
+	io_uring_sqe_set_data(sqe, buf);
+	ret = io_uring_submit(&c->ring);
+	if (ret < 0) {
+		free(buf);
+		return ret;
+	}
+	ret = ublk_ctrl_wait(c, buf, op, waits_for_queues ?
+			     UBLK_CTRL_TIMEOUT_START_S : UBLK_CTRL_TIMEOUT_S,
+			     &res);
+	if (ret < 0)
+		return ret;	/* still in flight: buf is the kernel's */
+	if (len)
+		memcpy(data, buf, len);
+	free(buf);
+	return res < 0 ? res : 0;
+}
+
+int ublk_ctrl_add_dev(struct ublk_ctrl *c, struct ublksrv_ctrl_dev_info *info)
+{
+	/* ublk_ctrl_add_dev() requires header dev_id == info dev_id, and
+	 * writes the allocated id and the final queue count back. */
+	return ublk_ctrl_cmd(c, UBLK_CMD_ADD_DEV, info->dev_id, info,
+			     sizeof(*info), 0);
+}
+
+int ublk_ctrl_set_params(struct ublk_ctrl *c, unsigned dev_id,
+			 struct ublk_params *p)
+{
+	p->len = sizeof(*p);
+	return ublk_ctrl_cmd(c, UBLK_CMD_SET_PARAMS, dev_id, p, sizeof(*p), 0);
+}
+
+int ublk_ctrl_start_dev(struct ublk_ctrl *c, unsigned dev_id, int pid)
+{
+	return ublk_ctrl_cmd(c, UBLK_CMD_START_DEV, dev_id, NULL, 0,
+			     (uint64_t)pid);
+}
+
+int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id)
+{
+	return ublk_ctrl_cmd(c, UBLK_CMD_STOP_DEV, dev_id, NULL, 0, 0);
+}
+
+int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id)
+{
+	/* Waits in the kernel until the char device is released, so every
+	 * fd, mapping and io_uring on /dev/ublkcN must be gone first. */
+	return ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV, dev_id, NULL, 0, 0);
+}
+
+int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,
+			   struct ublksrv_ctrl_dev_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return ublk_ctrl_cmd(c, UBLK_CMD_GET_DEV_INFO, dev_id, info,
+			     sizeof(*info), 0);
+}
+
+int ublk_ctrl_get_params(struct ublk_ctrl *c, unsigned dev_id,
+			 struct ublk_params *p)
+{
+	/* ublk_ctrl_get_params() copies at most the header's len. */
+	memset(p, 0, sizeof(*p));
+	p->len = sizeof(*p);
+	return ublk_ctrl_cmd(c, UBLK_CMD_GET_PARAMS, dev_id, p, sizeof(*p), 0);
+}
+
+int ublk_ctrl_start_user_recovery(struct ublk_ctrl *c, unsigned dev_id)
+{
+	struct timespec pause = {
+		.tv_nsec = UBLK_RECOVERY_BUSY_PAUSE_MS * 1000 * 1000,
+	};
+	unsigned waited;
+	int ret;
+
+	/* As ublksrv does: the driver's -EBUSY means "not yet" (the dead
+	 * server's char device still open, or the device not yet quiesced:
+	 * ublk_drv.c: ublk_ctrl_start_recovery()), so ask again, bounded. */
+	for (waited = 0;; waited += UBLK_RECOVERY_BUSY_PAUSE_MS) {
+		ret = ublk_ctrl_cmd(c, UBLK_CMD_START_USER_RECOVERY, dev_id,
+				    NULL, 0, 0);
+		if (ret != -EBUSY || waited >= UBLK_RECOVERY_BUSY_WAIT_S * 1000)
+			return ret;
+		nanosleep(&pause, NULL);
+	}
+}
+
+int ublk_ctrl_end_user_recovery(struct ublk_ctrl *c, unsigned dev_id,
+				int pid)
+{
+	return ublk_ctrl_cmd(c, UBLK_CMD_END_USER_RECOVERY, dev_id, NULL, 0,
+			     (uint64_t)pid);
+}
+
+int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id)
+{
+	int ret = ublk_ctrl_stop_dev(c, dev_id);
+
+	/* STOP_DEV of a device that is already dead is a no-op. */
+	if (ret < 0 && ret != -ENODEV)
+		return ret;
+	ret = ublk_ctrl_del_dev(c, dev_id);
+	return ret == -ENODEV ? 0 : ret;
+}
+
+const char *ublk_dev_state_name(unsigned state)
+{
+	switch (state) {
+	case UBLK_S_DEV_DEAD: return "dead";
+	case UBLK_S_DEV_LIVE: return "live";
+	case UBLK_S_DEV_QUIESCED: return "quiesced";
+	case UBLK_S_DEV_FAIL_IO: return "fail-io";
+	default: return "unknown";
+	}
+}

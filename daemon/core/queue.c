@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * queue.c - one queue thread of the server: it owns one io_uring, arms a
+ * FETCH_REQ for every tag, and turns each fetched request into a call of
+ * the target, whose answer goes back as COMMIT_AND_FETCH_REQ (which also
+ * re-arms the tag).
+ *
+ * Mirrors the kernel selftest server (tools/testing/selftests/ublk/kublk.c:
+ * ublk_queue_io_cmd(), ublk_handle_cqe(), ublk_process_io()) and ublksrv
+ * (lib/ublksrv.c).  A request is validated once, here (validate.c), before
+ * the target sees it.  CQEs of the target's backends carry a struct
+ * vublk_ring_event and go straight to it (ring.h).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* user_data of the core's SQEs (odd, ring.h): a tag's command, or the
+ * poll on the stop eventfd. */
+#define UBLK_UD_STOP UINT64_MAX
+
+static uint64_t ublk_ud_cmd(unsigned tag)
+{
+	return 1 | (uint64_t)tag << 1;
+}
+
+static unsigned ublk_ud_tag(uint64_t ud)
+{
+	return (unsigned)(ud >> 1);
+}
+
+const char *const ublk_stat_names[UBLK_STAT_NR] = {
+	"reads", "writes", "flushes", "discards", "write_zeroes",
+	"readahead", "fua", "errors", "invalid",
+};
+
+static size_t ublk_page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static size_t round_up_size(size_t n, size_t align)
+{
+	return (n + align - 1) / align * align;
+}
+
+static void ublk_stat_add(struct ublk_queue_ctx *qc, enum ublk_stat s)
+{
+	__atomic_fetch_add(&qc->stats[s], 1, __ATOMIC_RELAXED);
+}
+
+void ublk_notify(int efd)
+{
+	uint64_t one = 1;
+
+	/* Cannot fail short of a counter overflow (2^64 - 1 events). */
+	if (write(efd, &one, sizeof(one)) != sizeof(one))
+		vublk_error("eventfd write failed: %s", strerror(errno));
+}
+
+/* ---- commands and dispatch ---- */
+
+/* Arm tag: FETCH_REQ, or COMMIT_AND_FETCH_REQ with the previous result. */
+static void ublk_queue_io_cmd(struct ublk_queue_ctx *qc, unsigned tag,
+			      unsigned cmd_op, int result)
+{
+	const struct vublk_server *srv = qc->srv;
+	struct ublksrv_io_cmd cmd = {
+		.q_id = qc->pub.q_id,
+		.tag = tag,
+		.result = result,
+		.addr = (uint64_t)(uintptr_t)(qc->bufs +
+					      (size_t)tag * srv->limits.max_io_bytes),
+	};
+	/* Never NULL: a full ring keeps it for later (ring.c), so no
+	 * commit is ever dropped and no kernel request left waiting. */
+	struct io_uring_sqe *sqe = vublk_ring_get_sqe(&qc->ring);
+
+	/* No prep helper for a uring_cmd in liburing 2.3: every field that
+	 * the slot's previous SQE set (rw_flags is uring_cmd_flags here)
+	 * must be cleared by hand. */
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = srv->cdev_fd;
+	sqe->cmd_op = cmd_op;
+	sqe->user_data = ublk_ud_cmd(tag);
+	memcpy(sqe->cmd, &cmd, sizeof(cmd));
+	qc->cmds_in_kernel++;
+}
+
+void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res)
+{
+	struct ublk_queue_ctx *qc = container_of(q, struct ublk_queue_ctx, pub);
+
+	qc->reqs_in_target--;
+	if (res < 0)
+		ublk_stat_add(qc, UBLK_STAT_ERRORS);
+	ublk_queue_io_cmd(qc, tag, UBLK_IO_COMMIT_AND_FETCH_REQ, res);
+}
+
+static void ublk_queue_count(struct ublk_queue_ctx *qc,
+			     const struct vublk_req *req)
+{
+	ublk_stat_add(qc, (enum ublk_stat)req->op);
+	if (req->flags & VUBLK_REQ_READAHEAD)
+		ublk_stat_add(qc, UBLK_STAT_READAHEAD);
+	if (req->flags & VUBLK_REQ_FUA)
+		ublk_stat_add(qc, UBLK_STAT_FUA);
+}
+
+/* A request arrived on tag: validate it once, then give it to the target. */
+static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
+{
+	const struct vublk_server *srv = qc->srv;
+	/* Copy: the iod is the kernel's, read it exactly once. */
+	struct ublksrv_io_desc iod = qc->iods[tag];
+	struct vublk_req req;
+	const char *why;
+	int ret;
+
+	if (ublk_validate_iod(&iod, &srv->limits, &req, &why) < 0) {
+		vublk_error("queue %u tag %u: invalid request (op %u, sector %llu, %u sectors): %s; failing it with EIO",
+			    qc->pub.q_id, tag, ublksrv_get_op(&iod),
+			    (unsigned long long)iod.start_sector,
+			    iod.nr_sectors, why);
+		ublk_stat_add(qc, UBLK_STAT_INVALID);
+		ublk_queue_io_cmd(qc, tag, UBLK_IO_COMMIT_AND_FETCH_REQ, -EIO);
+		return;
+	}
+	req.buf = qc->bufs + (size_t)tag * srv->limits.max_io_bytes;
+	ublk_queue_count(qc, &req);
+	qc->reqs_in_target++;
+	ret = srv->tgt->ops->queue_io(&qc->pub, tag, &req);
+	if (ret < 0)
+		vublk_complete_io(&qc->pub, tag, ret);
+}
+
+static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
+				      unsigned tag, int res)
+{
+	qc->cmds_in_kernel--;
+	if (res == UBLK_IO_RES_OK) {
+		ublk_queue_dispatch(qc, tag);
+		return;
+	}
+	/* UBLK_IO_RES_ABORT: the device is stopping, don't re-arm. */
+	if (res == UBLK_IO_RES_ABORT)
+		return;
+	/*
+	 * The driver refused the command: the tag is no longer armed, and
+	 * if a request was committed with it, that request still waits in
+	 * the kernel.  Nothing can re-arm it safely, so the queue stops;
+	 * the device is then stopped, which fails whatever waits.
+	 */
+	vublk_error("queue %u tag %u: the ublk driver refused a command: %s; stopping the device so that no request waits forever",
+		    qc->pub.q_id, tag, strerror(-res));
+	qc->failed = true;
+}
+
+static void ublk_queue_handle_cqe(struct ublk_queue_ctx *qc,
+				  const struct io_uring_cqe *cqe)
+{
+	uint64_t ud = cqe->user_data;
+
+	if (!vublk_ud_is_core(ud))
+		vublk_ring_event_done(&qc->pub, cqe);
+	else if (ud == UBLK_UD_STOP)
+		qc->stop_requested = true;
+	else
+		ublk_queue_handle_cmd_cqe(qc, ublk_ud_tag(ud), cqe->res);
+}
+
+static bool ublk_queue_done(const struct ublk_queue_ctx *qc)
+{
+	/* Target I/O always finishes; armed commands are either aborted by
+	 * the driver or cancelled when the ring closes. */
+	return qc->reqs_in_target == 0 &&
+	       (qc->cmds_in_kernel == 0 || qc->stop_requested);
+}
+
+static int ublk_queue_serve(struct ublk_queue_ctx *qc)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n;
+	int ret;
+
+	while (!ublk_queue_done(qc)) {
+		ret = vublk_ring_submit(&qc->ring, 1, NULL);
+		if (ret < 0 && ret != -EINTR && ret != -EBUSY) {
+			vublk_error("queue %u: io_uring wait failed: %s",
+				    qc->pub.q_id, strerror(-ret));
+			return ret;
+		}
+		n = 0;
+		io_uring_for_each_cqe(&qc->ring.ring, head, cqe) {
+			ublk_queue_handle_cqe(qc, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&qc->ring.ring, n);
+		if (qc->failed || qc->ring.broken)
+			return -EIO;
+	}
+	/* Send the last commits (the driver ignores them once aborted). */
+	ret = vublk_ring_submit(&qc->ring, 0, NULL);
+	return ret < 0 ? ret : 0;
+}
+
+/* ---- setup and teardown, in the queue's own thread ---- */
+
+static int ublk_queue_map_iods(struct ublk_queue_ctx *qc)
+{
+	size_t page = ublk_page_size();
+	/* ublk_drv.c: queue q's iods are at q * ublk_max_cmd_buf_size(),
+	 * ublk_queue_cmd_buf_size() bytes long, and must be mapped
+	 * read-only (ublk_ch_mmap() refuses VM_WRITE). */
+	size_t max_cmd_buf = round_up_size(UBLK_MAX_QUEUE_DEPTH *
+					   sizeof(struct ublksrv_io_desc), page);
+	off_t off = UBLKSRV_CMD_BUF_OFFSET + (off_t)qc->pub.q_id * max_cmd_buf;
+	void *p;
+
+	qc->iods_size = round_up_size(qc->pub.depth *
+				      sizeof(struct ublksrv_io_desc), page);
+	p = mmap(NULL, qc->iods_size, PROT_READ, MAP_SHARED | MAP_POPULATE,
+		 qc->srv->cdev_fd, off);
+	if (p == MAP_FAILED) {
+		vublk_error("queue %u: cannot map the request descriptors of /dev/ublkc%u: %s",
+			    qc->pub.q_id, qc->srv->info.dev_id, strerror(errno));
+		return -errno;
+	}
+	qc->iods = p;
+	return 0;
+}
+
+static int ublk_queue_alloc_bufs(struct ublk_queue_ctx *qc)
+{
+	/* Anonymous memory is page aligned (O_DIRECT backends need that)
+	 * and only touched pages are backed. */
+	void *p;
+
+	qc->bufs_size = (size_t)qc->pub.depth * qc->srv->limits.max_io_bytes;
+	p = mmap(NULL, qc->bufs_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		vublk_error("queue %u: cannot allocate %zu bytes of request buffers: %s",
+			    qc->pub.q_id, qc->bufs_size, strerror(errno));
+		return -errno;
+	}
+	qc->bufs = p;
+	return 0;
+}
+
+static int ublk_queue_init_ring(struct ublk_queue_ctx *qc)
+{
+	int ret = vublk_ring_init(&qc->ring, qc->pub.q_id, qc->pub.depth);
+
+	qc->ring_ready = !ret;
+	qc->pub.ring = &qc->ring;
+	return ret;
+}
+
+static int ublk_queue_arm(struct ublk_queue_ctx *qc)
+{
+	struct io_uring_sqe *sqe;
+	unsigned tag;
+	int ret;
+
+	for (tag = 0; tag < qc->pub.depth; tag++)
+		ublk_queue_io_cmd(qc, tag, UBLK_IO_FETCH_REQ, 0);
+	sqe = vublk_ring_get_sqe(&qc->ring);
+	io_uring_prep_poll_add(sqe, qc->srv->stop_efd, POLLIN);
+	sqe->user_data = UBLK_UD_STOP;
+	ret = vublk_ring_submit(&qc->ring, 0, NULL);
+	if (ret < 0) {
+		vublk_error("queue %u: cannot submit the fetch commands: %s",
+			    qc->pub.q_id, strerror(-ret));
+		return ret;
+	}
+	return qc->ring.broken ? -ENOMEM : 0;
+}
+
+/* What needs no device: buffers, ring, the target's queue state. */
+static int ublk_queue_prepare(struct ublk_queue_ctx *qc)
+{
+	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
+	int ret;
+
+	ret = ublk_queue_alloc_bufs(qc);
+	if (!ret)
+		ret = ublk_queue_init_ring(qc);
+	if (!ret) {
+		ret = ops->queue_init(&qc->pub);
+		qc->tgt_ready = !ret;
+	}
+	return ret;
+}
+
+/* Wait for the main thread to open /dev/ublkcN (or to give up). */
+static int ublk_queue_wait_go(struct ublk_queue_ctx *qc)
+{
+	uint64_t v;
+
+	while (read(qc->srv->go_efd, &v, sizeof(v)) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return __atomic_load_n(&qc->srv->queues_go, __ATOMIC_ACQUIRE) ?
+	       0 : -ECANCELED;
+}
+
+static void ublk_queue_set_stage(struct ublk_queue_ctx *qc, int stage)
+{
+	__atomic_store_n(&qc->setup_ret, stage, __ATOMIC_RELEASE);
+	ublk_notify(qc->srv->ready_efd);
+}
+
+/* Prepare, wait to be released, then map and fetch: the stage reached
+ * is published at each step; 0 when serving may begin. */
+static int ublk_queue_setup(struct ublk_queue_ctx *qc)
+{
+	int ret = ublk_queue_prepare(qc);
+
+	ublk_queue_set_stage(qc, ret ? ret : UBLK_QUEUE_PREPARED);
+	if (ret)
+		return ret;
+	ret = ublk_queue_wait_go(qc);
+	if (!ret)
+		ret = ublk_queue_map_iods(qc);
+	if (!ret)
+		ret = ublk_queue_arm(qc);
+	ublk_queue_set_stage(qc, ret ? ret : UBLK_QUEUE_READY);
+	return ret;
+}
+
+static void ublk_queue_teardown(struct ublk_queue_ctx *qc)
+{
+	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
+
+	if (qc->tgt_ready)
+		ops->queue_deinit(&qc->pub);
+	/* Closing the ring cancels commands still armed in the driver. */
+	if (qc->ring_ready)
+		vublk_ring_exit(&qc->ring);
+	if (qc->bufs)
+		munmap(qc->bufs, qc->bufs_size);
+	if (qc->iods)
+		munmap((void *)qc->iods, qc->iods_size);
+}
+
+void *ublk_queue_thread(void *arg)
+{
+	struct ublk_queue_ctx *qc = arg;
+	int ret = ublk_queue_setup(qc);
+
+	if (!ret && ublk_queue_serve(qc) < 0)
+		vublk_error("queue %u stopped on an error", qc->pub.q_id);
+	ublk_queue_teardown(qc);
+	__atomic_store_n(&qc->exited, true, __ATOMIC_RELEASE);
+	ublk_notify(qc->srv->exit_efd);
+	return NULL;
+}
+
+int ublk_queue_status(const struct ublk_queue_ctx *qc)
+{
+	if (__atomic_load_n(&qc->exited, __ATOMIC_ACQUIRE))
+		return qc->setup_ret < 0 ? qc->setup_ret : -ECANCELED;
+	return __atomic_load_n(&qc->setup_ret, __ATOMIC_ACQUIRE);
+}

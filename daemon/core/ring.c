@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ring.c - a queue's io_uring: set-up, SQEs without shortage, submission.
+ *
+ * Shared by the server's queue threads (queue.c) and the in-process
+ * harness (inproc/), so that host tests run the ring exactly as
+ * production does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "ring.h"
+
+/* Backlog slots allocated up front; it doubles when a burst needs more. */
+#define VUBLK_RING_BACKLOG_MIN 64
+
+static unsigned vublk_ring_entries(unsigned depth)
+{
+	const char *forced = getenv("VUBLK_TEST_RING_ENTRIES");
+	uint64_t n;
+
+	if (forced && *forced &&
+	    vublk_parse_u64("VUBLK_TEST_RING_ENTRIES", forced, 1, 32768,
+			    &n) == 0)
+		return (unsigned)n;
+	return depth * (1 + VUBLK_RING_SQES_PER_REQ) + 8;
+}
+
+int vublk_ring_init(struct vublk_ring *r, unsigned q_id, unsigned depth)
+{
+	struct io_uring_params p = {
+		/* One issuer (the queue's thread); no IPI for task work:
+		 * completions are reaped when we wait anyway (kublk sets
+		 * the same). */
+		.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
+	};
+	unsigned entries = vublk_ring_entries(depth);
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->backlog_cap = VUBLK_RING_BACKLOG_MIN;
+	r->backlog = calloc(r->backlog_cap, sizeof(*r->backlog));
+	if (!r->backlog) {
+		vublk_error("queue %u: no memory for its ring", q_id);
+		return -ENOMEM;
+	}
+	ret = io_uring_queue_init_params(entries, &r->ring, &p);
+	if (ret < 0) {
+		vublk_error("queue %u: cannot create an io_uring of %u entries: %s",
+			    q_id, entries, strerror(-ret));
+		free(r->backlog);
+		r->backlog = NULL;
+	}
+	return ret;
+}
+
+void vublk_ring_exit(struct vublk_ring *r)
+{
+	io_uring_queue_exit(&r->ring);
+	free(r->backlog);
+	r->backlog = NULL;
+}
+
+/* A backlog slot, zeroed as a ring SQE's fields are by the prep helpers. */
+static struct io_uring_sqe *vublk_ring_backlog_slot(struct vublk_ring *r)
+{
+	struct io_uring_sqe *grown;
+
+	if (r->backlog_count == r->backlog_cap) {
+		grown = realloc(r->backlog,
+				2 * r->backlog_cap * sizeof(*r->backlog));
+		if (!grown) {
+			if (!r->broken)
+				vublk_error("no memory to queue an io_uring request: stopping the queue");
+			r->broken = true;
+			return memset(&r->lost, 0, sizeof(r->lost));
+		}
+		r->backlog = grown;
+		r->backlog_cap *= 2;
+	}
+	return memset(&r->backlog[r->backlog_count++], 0,
+		      sizeof(*r->backlog));
+}
+
+/*
+ * A full submission queue sends the SQE to the backlog, which the queue's
+ * next vublk_ring_submit() empties: one path for every shortage, whatever
+ * its cause (a burst, or a submission the kernel could not take), and no
+ * system call in the middle of handling a CQE.
+ */
+struct io_uring_sqe *vublk_ring_get_sqe(struct vublk_ring *r)
+{
+	struct io_uring_sqe *sqe;
+
+	/* Behind a backlog, a new SQE waits its turn: order is kept. */
+	if (r->backlog_count)
+		return vublk_ring_backlog_slot(r);
+	sqe = io_uring_get_sqe(&r->ring);
+	return sqe ? sqe : vublk_ring_backlog_slot(r);
+}
+
+struct io_uring_sqe *vublk_queue_get_sqe(struct vublk_queue *q)
+{
+	return vublk_ring_get_sqe(q->ring);
+}
+
+/* As much of the backlog as the submission queue has room for. */
+static void vublk_ring_move_backlog(struct vublk_ring *r)
+{
+	struct io_uring_sqe *sqe;
+	unsigned n = 0;
+
+	while (n < r->backlog_count && (sqe = io_uring_get_sqe(&r->ring)))
+		*sqe = r->backlog[n++];
+	r->backlog_count -= n;
+	memmove(r->backlog, r->backlog + n,
+		r->backlog_count * sizeof(*r->backlog));
+}
+
+int vublk_ring_submit(struct vublk_ring *r, unsigned wait_nr,
+		      struct __kernel_timespec *ts)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	for (;;) {
+		vublk_ring_move_backlog(r);
+		if (!r->backlog_count)
+			break;
+		/* A full submission queue is consumed whole (a failing
+		 * SQE too: it completes with its error), so this ends. */
+		ret = io_uring_submit(&r->ring);
+		if (ret <= 0)
+			return ret < 0 ? ret : -EBUSY;
+	}
+	if (!wait_nr)
+		return io_uring_submit(&r->ring);
+	if (ts)
+		return io_uring_submit_and_wait_timeout(&r->ring, &cqe, wait_nr,
+							ts, NULL);
+	return io_uring_submit_and_wait(&r->ring, wait_nr);
+}

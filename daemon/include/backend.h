@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * backend.h - where a target's bytes come from and go to.
+ *
+ * Targets decide, backends move bytes: a backend reads, writes, flushes
+ * and discards ranges of one backing store on behalf of a target, and
+ * knows nothing of what the requests mean.  Two today: "file" (a file or
+ * block device through the queue's io_uring, backends/file.c) and "pmem"
+ * (a libpmem2 mapping, copied synchronously, backends/pmem.c).  Any target
+ * runs over any backend; a new backend is one new file and one table
+ * entry (backends/table.c).
+ *
+ * The unit of work is a struct vublk_bio, named after the kernel's: the
+ * submitter fills the request part and end_io, the backend moves the
+ * bytes, resubmits short transfers itself, and answers exactly once with
+ * 0 (every byte moved) or -errno.
+ */
+#ifndef VUBLK_BACKEND_H
+#define VUBLK_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target.h"
+
+struct vublk_bio;
+
+/*
+ * The answer of a bio that did not complete in submit: called once, on
+ * the queue's thread.  res is 0 or -errno (a read that hit the end of the
+ * store is -EIO: the store shrank under the device).
+ */
+typedef void (*vublk_bio_end_fn)(struct vublk_queue *q, struct vublk_bio *bio,
+				 int res);
+
+struct vublk_bio {
+	/* The submitter's. */
+	uint8_t op;		/* VUBLK_OP_* */
+	uint8_t flags;		/* VUBLK_REQ_FUA, VUBLK_REQ_NOUNMAP */
+	uint32_t len;		/* bytes; 0 for FLUSH */
+	uint64_t pos;		/* byte offset in the store */
+	void *buf;		/* READ fills, WRITE reads; O_DIRECT-aligned */
+	vublk_bio_end_fn end_io;
+	/* The backend's, while the bio is in flight. */
+	struct vublk_ring_event ev;
+	struct vublk_backend *be;
+	uint32_t done;		/* bytes moved so far */
+};
+
+/* vublk_backend_submit(): the bio is in flight; end_io will answer. */
+#define VUBLK_BIO_QUEUED 1
+
+/* How to open a store (struct vublk_backend_open.flags). */
+#define VUBLK_BACKEND_READ_ONLY	(1U << 0)
+#define VUBLK_BACKEND_DIRECT	(1U << 1) /* bypass the page cache */
+
+/* An open backing store.  Its fields are set by open. */
+struct vublk_backend {
+	const struct vublk_backend_ops *ops;
+	void *priv;		/* ops->priv_size zeroed bytes */
+	const char *path;
+	unsigned flags;		/* VUBLK_BACKEND_* */
+	uint64_t size;		/* bytes */
+	/* The smallest block I/O may use (9, or 12 for O_DIRECT) and the
+	 * smallest that is efficient (a page, for memory). */
+	unsigned block_shift;
+	unsigned io_min_shift;
+	/* Writes are durable only after a FLUSH (a page cache, or a
+	 * mapping of one). */
+	bool volatile_cache;
+};
+
+struct vublk_backend_ops {
+	const char *name;	/* --backend=NAME */
+	const char *summary;	/* for --help */
+	size_t priv_size;
+	/* Open path with VUBLK_BACKEND_* flags; 0 or -errno after one error
+	 * line (what, which file, why, what to do). */
+	int (*open)(struct vublk_backend *be);
+	void (*close)(struct vublk_backend *be);
+	/*
+	 * Start bio on queue q: returns its result (0 or -errno) when it
+	 * finished synchronously, without calling end_io, or
+	 * VUBLK_BIO_QUEUED.  Answering synchronous bios by return value
+	 * saves an indirect call per request on the pmem path, which is
+	 * measured in instructions (docs/PERFORMANCE.md, pmem).
+	 * READ/WRITE of [pos, pos + len) inside the store; FLUSH persists
+	 * every completed write; DISCARD and WRITE_ZEROES make the range
+	 * read back as zeroes (DISCARD may leave it undefined).
+	 */
+	int (*submit)(struct vublk_backend *be, struct vublk_queue *q,
+		      struct vublk_bio *bio);
+	/* Optional: settings and counters (see target.h: reports). */
+	void (*report)(struct vublk_backend *be, struct vublk_stats_out *out);
+};
+
+/* The backend named name ("file", "pmem"), or NULL. */
+const struct vublk_backend_ops *vublk_backend_find(const char *name);
+/* --backend=arg into *ops; 0, or -EINVAL after one error line. */
+int vublk_backend_parse(const char *arg, const struct vublk_backend_ops **ops);
+
+/* Open path through ops (NULL: the default, "file") with flags into *be;
+ * 0 or -errno (said why). */
+int vublk_backend_open(struct vublk_backend *be,
+		       const struct vublk_backend_ops *ops, const char *path,
+		       unsigned flags);
+void vublk_backend_close(struct vublk_backend *be);
+
+/*
+ * The lib/pmem device of an open pmem backend, for vublk-bench pmem, whose
+ * lib/pmem and bare libpmem2 sides must copy through the target's own
+ * mapping: each mapping has its own page tables, and on this project's
+ * test machines (guests themselves) random 4 KiB copies through two
+ * mappings of one file differed by up to 6% in speed.
+ */
+struct pmem_dev;
+struct pmem_dev *vublk_pmem_backend_device(const struct vublk_backend *be);
+
+static inline int vublk_backend_submit(struct vublk_backend *be,
+				       struct vublk_queue *q,
+				       struct vublk_bio *bio)
+{
+	bio->be = be;
+	bio->done = 0;
+	return be->ops->submit(be, q, bio);
+}
+
+static inline void vublk_backend_report(struct vublk_backend *be,
+					struct vublk_stats_out *out)
+{
+	if (be->ops->report)
+		be->ops->report(be, out);
+}
+
+#endif /* VUBLK_BACKEND_H */

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * target.h - the interface between the vublk core and its targets.
+ *
+ * A target (loop, pmem, verity) decides what a block request means: pass
+ * it through to the backing store, or read it and verify it first.  It
+ * knows nothing of ublk: not the FETCH/COMMIT commands, not the iod array,
+ * not the control plane.  The core hands it requests that are already
+ * validated (core/validate.c: in range, length fits the buffer, op known,
+ * writes only on a writable device), so a target never re-checks them in
+ * its copy path.  The bytes themselves move through a backend (backend.h).
+ * Modelled on the kernel selftest server's struct ublk_tgt_ops
+ * (tools/testing/selftests/ublk/kublk.h).
+ *
+ * Threading: each queue runs in its own thread with its own io_uring.
+ * queue_init, queue_io and queue_deinit for a queue run in that queue's
+ * thread; parse_opt, init, deinit and report run in the main thread
+ * (report while queues run: read shared counters atomically).
+ *
+ * Completion contract: for every request passed to queue_io, the target
+ * calls vublk_complete_io() exactly once.  It may do so from queue_io
+ * itself (a synchronous backend) or later, from a completion on the
+ * queue's ring.  queue_io may instead return a negative errno without
+ * calling vublk_complete_io(): the core then completes the request with
+ * that error.
+ */
+#ifndef VUBLK_TARGET_H
+#define VUBLK_TARGET_H
+
+#include <getopt.h>
+#include <liburing.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "log.h"
+
+enum vublk_op {
+	VUBLK_OP_READ,
+	VUBLK_OP_WRITE,
+	VUBLK_OP_FLUSH,		/* write back the target's volatile cache */
+	VUBLK_OP_DISCARD,	/* contents of the range become undefined */
+	VUBLK_OP_WRITE_ZEROES,	/* the range reads back as zeroes */
+};
+
+/* struct vublk_req flags. */
+#define VUBLK_REQ_FUA		(1U << 0) /* write durable before completion */
+/*
+ * Readahead: the kernel marks readahead bios REQ_RAHEAD, and blk-mq turns
+ * that into REQ_FAILFAST_MASK on the request (block/blk-mq.c:
+ * blk_mq_bio_to_request(): "if (bio->bi_opf & REQ_RAHEAD) rq->cmd_flags |=
+ * REQ_FAILFAST_MASK"), which ublk_drv.c: ublk_req_build_flags() passes on
+ * as the three UBLK_IO_F_FAILFAST_* bits.  Set when all three are set.
+ */
+#define VUBLK_REQ_READAHEAD	(1U << 1)
+#define VUBLK_REQ_NOUNMAP	(1U << 2) /* WRITE_ZEROES: keep blocks allocated */
+
+/* One validated block request.  offset and len are in bytes. */
+struct vublk_req {
+	unsigned op;		/* enum vublk_op */
+	unsigned flags;		/* VUBLK_REQ_* */
+	uint64_t offset;
+	uint32_t len;		/* 0 for FLUSH */
+	void *buf;		/* len bytes, page aligned; READ fills, WRITE reads */
+};
+
+struct vublk_tgt_ops;
+struct vublk_backend;
+struct vublk_server;
+struct vublk_stats_out;
+
+/* A target's view of its device. */
+struct vublk_tgt {
+	const struct vublk_tgt_ops *ops;
+	void *priv;		/* ops->priv_size zeroed bytes, the target's */
+
+	/* Set by the core before parse_opt/init. */
+	const char *backing_file;	/* -f FILE */
+	bool read_only;			/* --read-only; init may set it too */
+	unsigned nr_queues;
+	unsigned queue_depth;
+	uint32_t max_io_bytes;		/* buffer per request: max len */
+
+	/* Set by init. */
+	uint64_t dev_size;		/* bytes, multiple of the logical bs */
+	unsigned logical_bs_shift;	/* 9..12 */
+	unsigned physical_bs_shift;	/* >= logical_bs_shift */
+	unsigned io_min_shift;
+	unsigned io_opt_shift;
+	bool volatile_cache;		/* FLUSH and FUA are meaningful */
+	bool discard;			/* DISCARD and WRITE_ZEROES supported */
+	uint32_t discard_granularity;	/* bytes, when discard */
+	/* The store the target reads and writes through, if it has one
+	 * (for vublk-bench, which measures under the target). */
+	struct vublk_backend *backend;
+
+	/* Set by the core once ADD_DEV granted it (after init, before
+	 * queue_init): the ublk device id, for the target's log lines. */
+	unsigned dev_id;
+	struct vublk_server *srv;	/* the core's; see vublk_tgt_stop() */
+};
+
+/* A target's view of one queue. */
+struct vublk_queue {
+	struct vublk_tgt *tgt;
+	unsigned q_id;
+	unsigned depth;		/* tags are 0 .. depth - 1 */
+	void *priv;		/* the target's, e.g. set by queue_init */
+	struct vublk_ring *ring;	/* the core's (vublk_queue_get_sqe) */
+};
+
+struct vublk_tgt_ops {
+	const char *name;		/* -t NAME */
+	const char *summary;		/* one line for `vublk help` */
+	const char *usage;		/* option lines for `vublk NAME --help` */
+	size_t priv_size;		/* bytes of tgt->priv */
+	/* Target options: long options only, val >= 256. */
+	const struct option *options;
+	/* One parsed target option; 0 or -EINVAL after printing why. */
+	int (*parse_opt)(struct vublk_tgt *t, int opt, const char *arg);
+	/* Open the backing store and set the device shape; 0 or -errno
+	 * after printing one error line.  deinit undoes it. */
+	int (*init)(struct vublk_tgt *t);
+	void (*deinit)(struct vublk_tgt *t);
+	/* Per-queue state; queue_init returns 0 or -errno. */
+	int (*queue_init)(struct vublk_queue *q);
+	void (*queue_deinit)(struct vublk_queue *q);
+	/* Start one request; see the completion contract above. */
+	int (*queue_io)(struct vublk_queue *q, unsigned tag,
+			const struct vublk_req *req);
+	/* Optional: the target's own counters and settings, for the stats
+	 * file, `vublk list --json` and the log line at stop. */
+	void (*report)(struct vublk_tgt *t, struct vublk_stats_out *out);
+};
+
+/*
+ * Services of the core (core/, or inproc/ for tests and tools).
+ */
+
+/* Finish request tag: res = bytes done (READ/WRITE: req->len) or 0, or
+ * -errno.  Exactly once per request. */
+void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res);
+
+/*
+ * Stop the device, as `vublk del` would (dm-verity's error modes stop a
+ * device the same way): the core stops taking requests, finishes those in
+ * flight and deletes the device.  Any thread, any number of times.
+ */
+void vublk_tgt_stop(struct vublk_tgt *t);
+
+/*
+ * The queue's io_uring, for backends.  The SQE is never NULL: when the
+ * submission queue is full the core keeps the SQE until there is room
+ * (core/ring.c), so nothing ever has to handle a shortage.  The core
+ * submits it with the next batch.
+ */
+struct io_uring_sqe *vublk_queue_get_sqe(struct vublk_queue *q);
+
+/*
+ * Where the CQE of an SQE goes: the SQE's user_data points at a struct
+ * vublk_ring_event (even-aligned: the core tags its own commands with an
+ * odd user_data), whose done() gets the CQE on the queue's thread.  The
+ * event must live until then.
+ */
+struct vublk_ring_event {
+	void (*done)(struct vublk_queue *q, struct vublk_ring_event *ev,
+		     const struct io_uring_cqe *cqe);
+};
+
+static inline void vublk_sqe_set_event(struct io_uring_sqe *sqe,
+				       struct vublk_ring_event *ev)
+{
+	io_uring_sqe_set_data(sqe, ev);
+}
+
+/*
+ * Reports (ops->report, and a backend's, which its target passes on):
+ * named values that the core writes as members of one JSON object named
+ * after the target (the stats file, `vublk list --json`) and as "name
+ * value" pairs in the log line at stop.
+ */
+void vublk_stat_u64(struct vublk_stats_out *out, const char *name,
+		    uint64_t value);
+void vublk_stat_str(struct vublk_stats_out *out, const char *name,
+		    const char *value);
+void vublk_stat_bool(struct vublk_stats_out *out, const char *name,
+		     bool value);
+
+#endif /* VUBLK_TARGET_H */

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * loop.c - the loop target: the device is its backing store, request for
+ * request, over any backend ("file" by default).  `-t pmem` is the same
+ * target over the "pmem" backend, with the kernel pmem driver's shape.
+ *
+ * Every request becomes one bio on the backend with the same op, flags
+ * and range (backend.h says what each op does to a store); the request
+ * completes when the bio does, with its result.
+ *
+ * Shape: the logical block is the smallest the backend can do (512, or
+ * 4096 for --direct) unless --block-size says otherwise; 4 KiB physical
+ * blocks; io_min is the backend's (a page for a mapping, as
+ * drivers/nvdimm/pmem.c: pmem_attach_disk() sets PAGE_SIZE physical
+ * blocks over 512-byte logical ones).  The device declares a volatile
+ * write cache and FUA when the store has one, or the block layer would
+ * drop flushes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "targets.h"
+
+enum loop_opt {
+	LOOP_OPT_DIRECT = 256,
+	LOOP_OPT_BLOCK_SIZE,
+	LOOP_OPT_BACKEND,
+};
+
+struct loop_tgt {
+	struct vublk_backend be;
+	const struct vublk_backend_ops *backend_ops;	/* --backend */
+	bool direct;		/* --direct: bypass the page cache */
+	unsigned block_size;	/* --block-size, 0 = the backend's */
+};
+
+/* One tag's request as a bio. */
+struct loop_io {
+	struct vublk_bio bio;
+	unsigned tag;
+};
+
+static const struct option loop_options[] = {
+	{ "direct", no_argument, NULL, LOOP_OPT_DIRECT },
+	{ "block-size", required_argument, NULL, LOOP_OPT_BLOCK_SIZE },
+	{ "backend", required_argument, NULL, LOOP_OPT_BACKEND },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int loop_parse_block_size(struct loop_tgt *lt, const char *arg)
+{
+	uint64_t v;
+
+	/* ublk_validate_params(): 512 .. PAGE_SIZE, a power of 2. */
+	if (vublk_parse_u64("--block-size", arg, 512, 4096, &v) < 0)
+		return -EINVAL;
+	if (v & (v - 1)) {
+		vublk_error("bad --block-size value '%s': expected 512, 1024, 2048 or 4096",
+			    arg);
+		return -EINVAL;
+	}
+	lt->block_size = (unsigned)v;
+	return 0;
+}
+
+static int loop_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
+{
+	struct loop_tgt *lt = t->priv;
+
+	switch (opt) {
+	case LOOP_OPT_DIRECT:
+		lt->direct = true;
+		return 0;
+	case LOOP_OPT_BLOCK_SIZE:
+		return loop_parse_block_size(lt, arg);
+	case LOOP_OPT_BACKEND:
+		return vublk_backend_parse(arg, &lt->backend_ops);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int loop_set_shape(struct vublk_tgt *t, struct loop_tgt *lt)
+{
+	const struct vublk_backend *be = &lt->be;
+	unsigned bs = lt->block_size ? lt->block_size : 1U << be->block_shift;
+	unsigned shift = (unsigned)__builtin_ctz(bs);
+
+	if (be->size < bs) {
+		vublk_error("backing file %s is too small: %" PRIu64 " bytes, less than one %u-byte block; grow it first (e.g. truncate -s 1G %s)",
+			    t->backing_file, be->size, bs, t->backing_file);
+		return -EINVAL;
+	}
+	t->dev_size = be->size & ~(uint64_t)(bs - 1);
+	t->logical_bs_shift = shift;
+	t->physical_bs_shift = 12;	/* bs is at most 4096 */
+	t->io_min_shift = shift > be->io_min_shift ? shift : be->io_min_shift;
+	t->io_opt_shift = 12;
+	t->volatile_cache = be->volatile_cache;
+	t->discard = !t->read_only;
+	t->discard_granularity = 4096;
+	return 0;
+}
+
+static int loop_init(struct vublk_tgt *t)
+{
+	struct loop_tgt *lt = t->priv;
+	unsigned flags = (t->read_only ? VUBLK_BACKEND_READ_ONLY : 0) |
+			 (lt->direct ? VUBLK_BACKEND_DIRECT : 0);
+	int ret;
+
+	ret = vublk_backend_open(&lt->be, lt->backend_ops, t->backing_file,
+				 flags);
+	if (ret)
+		return ret;
+	ret = loop_set_shape(t, lt);
+	if (ret) {
+		vublk_backend_close(&lt->be);
+		return ret;
+	}
+	t->backend = &lt->be;
+	return 0;
+}
+
+/* -t pmem: the loop target on a libpmem2 mapping. */
+static int pmem_init(struct vublk_tgt *t)
+{
+	struct loop_tgt *lt = t->priv;
+
+	lt->backend_ops = vublk_backend_find("pmem");
+	return loop_init(t);
+}
+
+static void loop_deinit(struct vublk_tgt *t)
+{
+	struct loop_tgt *lt = t->priv;
+
+	vublk_backend_close(&lt->be);
+}
+
+static int loop_queue_init(struct vublk_queue *q)
+{
+	struct loop_io *ios = calloc(q->depth, sizeof(*ios));
+
+	if (!ios)
+		return -ENOMEM;
+	for (unsigned tag = 0; tag < q->depth; tag++)
+		ios[tag].tag = tag;
+	q->priv = ios;
+	return 0;
+}
+
+static void loop_queue_deinit(struct vublk_queue *q)
+{
+	free(q->priv);
+}
+
+/* Bytes done for READ and WRITE, 0 for the rest, or the error. */
+static void loop_complete(struct vublk_queue *q, const struct loop_io *io,
+			  int res)
+{
+	bool rw = io->bio.op == VUBLK_OP_READ || io->bio.op == VUBLK_OP_WRITE;
+
+	vublk_complete_io(q, io->tag, res < 0 ? res : rw ? (int)io->bio.len : 0);
+}
+
+static void loop_end_io(struct vublk_queue *q, struct vublk_bio *bio, int res)
+{
+	loop_complete(q, (struct loop_io *)((char *)bio -
+					   offsetof(struct loop_io, bio)),
+		      res);
+}
+
+static int loop_queue_io(struct vublk_queue *q, unsigned tag,
+			 const struct vublk_req *req)
+{
+	struct loop_tgt *lt = q->tgt->priv;
+	struct loop_io *io = (struct loop_io *)q->priv + tag;
+	int ret;
+
+	io->bio.op = (uint8_t)req->op;
+	io->bio.flags = (uint8_t)req->flags;
+	io->bio.pos = req->offset;
+	io->bio.len = req->len;
+	io->bio.buf = req->buf;
+	io->bio.end_io = loop_end_io;
+	ret = vublk_backend_submit(&lt->be, q, &io->bio);
+	if (ret != VUBLK_BIO_QUEUED)
+		loop_complete(q, io, ret);
+	return 0;
+}
+
+static void loop_report(struct vublk_tgt *t, struct vublk_stats_out *out)
+{
+	struct loop_tgt *lt = t->priv;
+
+	vublk_stat_str(out, "backend", lt->be.ops->name);
+	vublk_backend_report(&lt->be, out);
+}
+
+const struct vublk_tgt_ops vublk_tgt_loop = {
+	.name = "loop",
+	.summary = "a file or block device as a block device",
+	.usage =
+		"  --direct           open the backing file with O_DIRECT (bypass the page cache;\n"
+		"                     the logical block size then defaults to 4096)\n"
+		"  --block-size N     logical block size: 512 (default), 1024, 2048 or 4096\n"
+		"  --backend=file|pmem  how FILE is read and written: file (default: io_uring)\n"
+		"                     or pmem (copies to and from a libpmem2 mapping; see -t pmem)\n",
+	.priv_size = sizeof(struct loop_tgt),
+	.options = loop_options,
+	.parse_opt = loop_parse_opt,
+	.init = loop_init,
+	.deinit = loop_deinit,
+	.queue_init = loop_queue_init,
+	.queue_deinit = loop_queue_deinit,
+	.queue_io = loop_queue_io,
+	.report = loop_report,
+};
+
+const struct vublk_tgt_ops vublk_tgt_pmem = {
+	.name = "pmem",
+	.summary = "a libpmem2 mapping (file on a -o dax filesystem, /dev/daxX.Y, or any file) as a block device",
+	.usage = "  (none; the store granularity libpmem2 finds decides whether writes persist\n"
+		 "   on completion (BYTE, CACHE_LINE) or on FLUSH/FUA (PAGE); --read-only maps\n"
+		 "   the file read-only; the same as -t loop --backend=pmem)\n",
+	.priv_size = sizeof(struct loop_tgt),
+	.init = pmem_init,
+	.deinit = loop_deinit,
+	.queue_init = loop_queue_init,
+	.queue_deinit = loop_queue_deinit,
+	.queue_io = loop_queue_io,
+	.report = loop_report,
+};

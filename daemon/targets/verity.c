@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verity.c - the verity target: a sealed image as a read-only device
+ * whose every block is verified against its fs-verity Merkle tree.
+ *
+ * The image is what `vublk-verity format` writes: the data, then the tree
+ * and descriptor past its end the way f2fs stores them (lib/f2fslayout).
+ * This file opens and validates the image, checks its file digest against
+ * --digest and sets the device shape, as fs/verity/open.c:
+ * fsverity_file_open() + fsverity_init_merkle_tree_params() prepare a
+ * verity inode; a READ is in verity_read.c, its bytes move through the
+ * backend that --backend chooses (backends/: io_uring, or a libpmem2
+ * mapping).  Options follow dm-verity where they have a counterpart
+ * (--on-corruption ~ restart_on_corruption).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "targets.h"
+#include "verity.h"
+
+#define VERITY_DEFAULT_CACHE_MB 64
+#define VERITY_MAX_CACHE_MB (1u << 20)	/* 1 TiB: anything larger is a typo */
+
+enum verity_opt {
+	VERITY_OPT_DIGEST = 256,
+	VERITY_OPT_CACHE_MB,
+	VERITY_OPT_CACHE_BLOCKS,
+	VERITY_OPT_READAHEAD,
+	VERITY_OPT_ON_CORRUPTION,
+	VERITY_OPT_DIRECT,
+	VERITY_OPT_BACKEND,
+};
+
+static const struct option verity_options[] = {
+	{ "digest", required_argument, NULL, VERITY_OPT_DIGEST },
+	{ "cache-mb", required_argument, NULL, VERITY_OPT_CACHE_MB },
+	{ "cache-blocks", required_argument, NULL, VERITY_OPT_CACHE_BLOCKS },
+	{ "readahead", required_argument, NULL, VERITY_OPT_READAHEAD },
+	{ "on-corruption", required_argument, NULL, VERITY_OPT_ON_CORRUPTION },
+	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
+	{ "backend", required_argument, NULL, VERITY_OPT_BACKEND },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const verity_readahead_names[VERITY_RA_NR] = {
+	[VERITY_RA_OFF] = "off",
+	[VERITY_RA_COMPLETION] = "completion",
+	[VERITY_RA_SUBMISSION] = "submission",
+};
+
+static const char *const verity_on_corruption_names[VERITY_CORRUPT_NR] = {
+	[VERITY_CORRUPT_EIO] = "eio",
+	[VERITY_CORRUPT_STOP] = "stop",
+};
+
+/* Index of arg in names[n], or print why not and return -EINVAL. */
+static int verity_parse_choice(const char *opt, const char *arg,
+			       const char *const *names, unsigned n,
+			       const char *expected)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return (int)i;
+	vublk_error("bad %s value '%s': expected %s", opt, arg, expected);
+	return -EINVAL;
+}
+
+/* --digest=ALG:HEX, the form `fsverity digest` and `vublk-verity format`
+ * print; lib/merkle parses it, as for `vublk-verity verify --digest`. */
+static int verity_parse_digest(struct verity_tgt *vt, const char *arg)
+{
+	int err = merkle_parse_digest(arg, &vt->digest_alg, vt->digest);
+
+	if (err) {
+		vublk_error("bad --digest value '%s': %s (give the digest that vublk-verity format printed for the image)",
+			    arg, merkle_strerror(err));
+		return -EINVAL;
+	}
+	vt->have_digest = true;
+	return 0;
+}
+
+static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
+{
+	struct verity_tgt *vt = t->priv;
+	uint64_t v;
+	int i;
+
+	switch (opt) {
+	case VERITY_OPT_DIGEST:
+		return verity_parse_digest(vt, arg);
+	case VERITY_OPT_CACHE_MB:
+		if (vublk_parse_u64("--cache-mb", arg, 1, VERITY_MAX_CACHE_MB,
+				    &v) < 0)
+			return -EINVAL;
+		vt->cache_bytes = v << 20;
+		return 0;
+	case VERITY_OPT_CACHE_BLOCKS:
+		/* Testing knob: a cache of a few blocks forces evictions
+		 * (init raises it to the working minimum). */
+		if (vublk_parse_u64("--cache-blocks", arg, 1, UINT32_MAX,
+				    &v) < 0)
+			return -EINVAL;
+		vt->cache_blocks = v;
+		return 0;
+	case VERITY_OPT_READAHEAD:
+		i = verity_parse_choice("--readahead", arg,
+					verity_readahead_names, VERITY_RA_NR,
+					"off, completion or submission");
+		if (i >= 0)
+			vt->readahead = (enum verity_readahead)i;
+		return i < 0 ? i : 0;
+	case VERITY_OPT_ON_CORRUPTION:
+		i = verity_parse_choice("--on-corruption", arg,
+					verity_on_corruption_names,
+					VERITY_CORRUPT_NR,
+					"eio or stop");
+		if (i >= 0)
+			vt->on_corruption = (enum verity_on_corruption)i;
+		return i < 0 ? i : 0;
+	case VERITY_OPT_DIRECT:
+		vt->direct = true;
+		return 0;
+	case VERITY_OPT_BACKEND:
+		return vublk_backend_parse(arg, &vt->backend_ops);
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * The trailer, descriptor and tree geometry, as f2fs_get_verity_descriptor()
+ * and fsverity_create_info() validate them before a verity file opens.
+ * Read through a descriptor of its own: the backend moves the data later.
+ */
+static int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	const char *file = t->backing_file;
+	int fd = open(file, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		vublk_error("cannot open verity image %s: %s", file,
+			    strerror(errno));
+		return -errno;
+	}
+	err = f2fslayout_read(fd, &vt->img);
+	close(fd);
+	if (!err) {
+		vt->img_ready = true;
+		return 0;
+	}
+	switch (f2fslayout_error_kind(err)) {
+	case F2FSLAYOUT_ERR_NOT_SEALED:
+		vublk_error("%s is not a sealed verity image: %s",
+			    file, f2fslayout_strerror(err));
+		return -EINVAL;
+	case F2FSLAYOUT_ERR_DAMAGE:
+		vublk_error("verity image %s is damaged: %s",
+			    file, f2fslayout_strerror(err));
+		return -EINVAL;
+	case F2FSLAYOUT_ERR_NOMEM:
+		vublk_error("cannot read verity image %s: out of memory", file);
+		return -ENOMEM;
+	default:
+		vublk_error("cannot read verity image %s: %s", file,
+			    f2fslayout_strerror(err));
+		return -EIO;
+	}
+}
+
+static void verity_hex(const uint8_t *bin, unsigned len, char *out)
+{
+	for (unsigned i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", bin[i]);
+	out[2 * len] = '\0';
+}
+
+/*
+ * --digest pins the image: the file digest (hash of the descriptor, which
+ * holds the root hash) must be the one the user trusts, as fs-verity users
+ * compare FS_IOC_MEASURE_VERITY's output.  Without it a consistent image
+ * is accepted whoever wrote it: say so.
+ */
+static int verity_check_digest(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	unsigned alg = vt->img.params.hash_alg, size = merkle_digest_size(alg);
+	uint8_t got[MERKLE_MAX_DIGEST_SIZE];
+	char got_hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+	char want_hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+	int err;
+
+	err = merkle_descriptor_digest((const struct merkle_descriptor *)
+				       vt->img.desc, got);
+	if (err) {
+		vublk_error("cannot compute the file digest of %s: %s",
+			    t->backing_file, merkle_strerror(err));
+		return -EINVAL;
+	}
+	verity_hex(got, size, got_hex);
+	if (!vt->have_digest) {
+		vublk_error("warning: no --digest given for %s: only its self-consistency is checked, and whoever can write it can rewrite data, tree and descriptor together (pin it with --digest=%s:%s)",
+			    t->backing_file, merkle_hash_alg_name(alg), got_hex);
+		return 0;
+	}
+	if (vt->digest_alg == alg && !memcmp(got, vt->digest, size))
+		return 0;
+	verity_hex(vt->digest, merkle_digest_size(vt->digest_alg), want_hex);
+	vublk_error("verity image %s has file digest %s:%s, not the --digest %s:%s: refusing it (the image changed since it was sealed, or the digest belongs to another image)",
+		    t->backing_file, merkle_hash_alg_name(alg), got_hex,
+		    merkle_hash_alg_name(vt->digest_alg), want_hex);
+	return -EPERM;
+}
+
+static unsigned verity_floor_log2(uint64_t v)
+{
+	return 63 - (unsigned)__builtin_clzll(v);
+}
+
+/*
+ * A read-only device of exactly data_size bytes.  The logical block is the
+ * Merkle block (capped at 4096, ublk's PAGE_SIZE limit) when data_size is
+ * a multiple of it, so that requests are block aligned as on dm-verity,
+ * whose logical block is its data_block_size; otherwise the largest power
+ * of 2 dividing data_size.  Requests that are still not Merkle aligned
+ * (blocks over 4 KiB, or a small logical block) go through a bounce
+ * buffer in verity_read.c.
+ */
+static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	uint64_t size = vt->img.layout.data_size;
+	unsigned shift;
+
+	vt->log_bs = vt->img.params.log_blocksize;
+	if (size == 0 || size % 512) {
+		vublk_error("verity image %s holds %" PRIu64 " bytes of data, not a positive multiple of 512: a block device cannot expose that (seal an image whose data size is a multiple of 512)",
+			    t->backing_file, size);
+		return -EINVAL;
+	}
+	shift = vt->log_bs < 12 ? vt->log_bs : 12;
+	while (size & ((1ULL << shift) - 1))
+		shift--;
+	t->dev_size = size;
+	t->read_only = true;
+	t->logical_bs_shift = shift;
+	t->physical_bs_shift = vt->log_bs;
+	t->io_min_shift = vt->log_bs;
+	/* A large io_opt makes the kernel read ahead in full requests
+	 * (blk_apply_bdi_limits(): ra_pages = max(io_opt * 2, 128 KiB)),
+	 * and tree readahead is a quarter of a request. */
+	t->io_opt_shift = t->max_io_bytes ? verity_floor_log2(t->max_io_bytes) :
+			  vt->log_bs;
+	if (t->io_opt_shift < vt->log_bs)
+		t->io_opt_shift = vt->log_bs;
+	t->volatile_cache = false;
+	t->discard = false;
+	return 0;
+}
+
+/* One cache for all queues; it must hold what they can pin at once. */
+static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	uint64_t queues = t->nr_queues ? t->nr_queues : 1;
+	uint64_t min = queues * verity_max_tree_blocks(t) << vt->log_bs;
+	uint64_t budget = vt->cache_blocks ? vt->cache_blocks << vt->log_bs :
+			  vt->cache_bytes ? vt->cache_bytes :
+			  (uint64_t)VERITY_DEFAULT_CACHE_MB << 20;
+	int err;
+
+	if (budget < min) {
+		vublk_info("tree cache raised from %" PRIu64 " to %" PRIu64 " bytes: the hash blocks that %" PRIu64 " queues can need at once",
+			   budget, min, queues);
+		budget = min;
+	}
+	vt->cache = merkle_cache_new(budget);
+	if (!vt->cache) {
+		vublk_error("cannot allocate the tree cache: out of memory");
+		return -ENOMEM;
+	}
+	/* No read_tree: the read path reads what the verifier lacks. */
+	err = merkle_tree_open(&vt->tree, &vt->img.params, vt->img.root_hash,
+			       vt->cache, NULL, NULL);
+	if (err) {
+		vublk_error("cannot open the Merkle tree of %s: %s",
+			    t->backing_file, merkle_strerror(err));
+		return merkle_error_kind(err) == MERKLE_ERR_NOMEM ? -ENOMEM :
+		       -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The image through the backend --backend chose.  --direct: O_DIRECT reads
+ * must be block-aligned, hence 4 KiB Merkle blocks.  The backend must see
+ * the image the metadata described: every read stays inside it.
+ */
+static int verity_open_backend(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	uint64_t want = vt->img.layout.image_size;
+	int err;
+
+	if (vt->direct && vt->log_bs < 12) {
+		vublk_error("verity image %s has %u-byte Merkle blocks: --direct needs at least 4096 (drop --direct)",
+			    t->backing_file, 1U << vt->log_bs);
+		return -EINVAL;
+	}
+	err = vublk_backend_open(&vt->be, vt->backend_ops, t->backing_file,
+				 VUBLK_BACKEND_READ_ONLY |
+				 (vt->direct ? VUBLK_BACKEND_DIRECT : 0));
+	if (err)
+		return err;
+	t->backend = &vt->be;
+	if (vt->be.size == want)
+		return 0;
+	vublk_error("verity image %s is %" PRIu64 " bytes now, %" PRIu64 " when its metadata was read: it changed while being opened (retry once nothing writes it)",
+		    t->backing_file, vt->be.size, want);
+	return -EINVAL;
+}
+
+static void verity_release(struct verity_tgt *vt)
+{
+	if (vt->tree)
+		merkle_tree_close(vt->tree);
+	merkle_cache_free(vt->cache);
+	vublk_backend_close(&vt->be);
+	if (vt->img_ready)
+		f2fslayout_image_release(&vt->img);
+	verity_ratelimit_destroy(&vt->ratelimit);
+}
+
+static int verity_init(struct vublk_tgt *t)
+{
+	struct verity_tgt *vt = t->priv;
+	int ret;
+
+	verity_ratelimit_init(&vt->ratelimit);
+	ret = verity_read_image(t, vt);
+	if (!ret)
+		ret = verity_set_shape(t, vt);
+	if (!ret)
+		ret = verity_open_backend(t, vt);
+	if (!ret)
+		ret = verity_check_digest(t, vt);
+	if (!ret)
+		ret = verity_open_tree(t, vt);
+	if (ret) {
+		verity_release(vt);
+		return ret;
+	}
+	vublk_info("verity image %s: %" PRIu64 " bytes of data, %s, %u-byte blocks, %u tree levels, backend %s, readahead %s, on corruption %s",
+		   t->backing_file, vt->img.layout.data_size,
+		   merkle_hash_alg_name(vt->img.params.hash_alg),
+		   1U << vt->log_bs, vt->img.geometry.num_levels,
+		   vt->be.ops->name, verity_readahead_names[vt->readahead],
+		   verity_on_corruption_names[vt->on_corruption]);
+	return 0;
+}
+
+static void verity_deinit(struct vublk_tgt *t)
+{
+	verity_release(t->priv);
+}
+
+/* Settings, then the counters: the target's, and lib/merkle's. */
+static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
+{
+	struct verity_tgt *vt = t->priv;
+	struct verity_counters *c = &vt->counters;
+	struct merkle_stats ms;
+
+	merkle_tree_stats(vt->tree, &ms);
+	vublk_stat_str(out, "backend", vt->be.ops->name);
+	vublk_stat_str(out, "readahead_mode",
+		       verity_readahead_names[vt->readahead]);
+	vublk_stat_u64(out, "blocks_verified", ms.blocks_verified);
+	vublk_stat_u64(out, "tree_reads", verity_counter(&c->tree_reads));
+	vublk_stat_u64(out, "tree_blocks_read",
+		       verity_counter(&c->tree_blocks_read));
+	vublk_stat_u64(out, "blocks_read_ahead",
+		       verity_counter(&c->blocks_read_ahead));
+	vublk_stat_u64(out, "cache_hits", ms.cache_hits);
+	vublk_stat_u64(out, "cache_misses", ms.cache_misses);
+	vublk_stat_u64(out, "failures", ms.failures);
+	vublk_stat_u64(out, "io_errors", verity_counter(&c->io_errors));
+	vublk_backend_report(&vt->be, out);
+}
+
+const struct vublk_tgt_ops vublk_tgt_verity = {
+	.name = "verity",
+	.summary = "a sealed image (vublk-verity format), read-only, every block verified",
+	.usage =
+		"  --digest=ALG:HEX   the image's trusted file digest (as printed by\n"
+		"                     vublk-verity format); without it only self-consistency\n"
+		"                     is checked\n"
+		"  --cache-mb=N       Merkle tree cache shared by all queues, MiB (default 64)\n"
+		"  --readahead=MODE   tree reads: submission (default: every level planned and\n"
+		"                     read with the data), completion (level-0 readahead on a\n"
+		"                     miss of a readahead request) or off\n"
+		"  --on-corruption=eio|stop  fail the request (default), or fail it and stop\n"
+		"                     the device\n"
+		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks;\n"
+		"                     --backend=file only)\n"
+		"  --backend=file|pmem  how the image is read: file (default: io_uring reads)\n"
+		"                     or pmem (copies out of a libpmem2 mapping of IMAGE, best\n"
+		"                     on a -o dax filesystem; a fault fails the read with EIO)\n"
+		"  --cache-blocks=N   (testing) a cache of N hash blocks, raised to the minimum\n",
+	.priv_size = sizeof(struct verity_tgt),
+	.options = verity_options,
+	.parse_opt = verity_parse_opt,
+	.init = verity_init,
+	.deinit = verity_deinit,
+	.queue_init = verity_queue_init,
+	.queue_deinit = verity_queue_deinit,
+	.queue_io = verity_queue_io,
+	.report = verity_report,
+};

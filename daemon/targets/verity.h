@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * verity.h - internals of the verity target, shared by its files:
+ *   verity.c         options, init/deinit (image, digest, shape), report
+ *   verity_read.c    a READ, top to bottom
+ *   verity_report.c  rate-limited corruption reports, --on-corruption
+ * Included only by those files.
+ *
+ * The read path mirrors fs/verity/verify.c: fsverity_verify_bio(): the
+ * data is read first (by the backend, into the request buffer), then every
+ * block is checked against the Merkle tree before the request completes;
+ * one bad block fails the whole request.
+ */
+#ifndef VUBLK_VERITY_H
+#define VUBLK_VERITY_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "backend.h"
+#include "f2fslayout.h"
+#include "merkle.h"
+
+/*
+ * --readahead: how hash blocks are fetched (docs/DAEMON.md).  The default
+ * is 0 because the core hands us zeroed private data before parse_opt.
+ */
+enum verity_readahead {
+	VERITY_RA_SUBMISSION,	/* plan every level at submission (default) */
+	VERITY_RA_COMPLETION,	/* the 2020 seed: level-0 readahead on miss */
+	VERITY_RA_OFF,		/* one hash block per miss */
+	VERITY_RA_NR,
+};
+
+/* --on-corruption, after dm-verity's error modes. */
+enum verity_on_corruption {
+	VERITY_CORRUPT_EIO,	/* fail the request (dm-verity's default) */
+	VERITY_CORRUPT_STOP,	/* ... then stop the device (restart mode) */
+	VERITY_CORRUPT_NR,
+};
+
+/*
+ * What only the target knows, each counted here and nowhere else: the
+ * core counts requests, lib/merkle counts verification (blocks verified,
+ * failures, cache hits and misses).  Monotonic, relaxed atomics.
+ */
+struct verity_counters {
+	atomic_uint_fast64_t tree_reads;	/* tree bios issued */
+	atomic_uint_fast64_t tree_blocks_read;	/* hash blocks they covered */
+	atomic_uint_fast64_t blocks_read_ahead;	/* of which not needed yet */
+	atomic_uint_fast64_t io_errors;		/* requests failed: I/O error */
+};
+
+/* At most this many corruption lines per second, like printk_ratelimit. */
+#define VERITY_REPORTS_PER_SEC 10
+
+struct verity_ratelimit {
+	pthread_mutex_t lock;
+	time_t window;		/* the second being counted */
+	unsigned printed;	/* lines printed in it */
+	uint64_t suppressed;	/* lines dropped since the last summary */
+};
+
+struct verity_tgt {
+	struct vublk_backend be;	/* the image */
+	const struct vublk_backend_ops *backend_ops;	/* --backend */
+	bool direct;			/* --direct: O_DIRECT */
+	enum verity_readahead readahead;
+	enum verity_on_corruption on_corruption;
+	uint64_t cache_bytes;		/* --cache-mb; 0 = default */
+	uint64_t cache_blocks;		/* --cache-blocks (testing); 0 = unset */
+	bool have_digest;		/* --digest given */
+	unsigned digest_alg;
+	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
+
+	struct f2fslayout_image img;
+	bool img_ready;
+	unsigned log_bs;		/* Merkle block size, log2 */
+	struct merkle_cache *cache;	/* shared by all queues */
+	struct merkle_tree *tree;	/* opened without read_tree */
+
+	struct verity_counters counters;
+	struct verity_ratelimit ratelimit;
+	atomic_bool stopping;		/* --on-corruption=stop fired */
+};
+
+static inline void verity_count(atomic_uint_fast64_t *c, uint64_t n)
+{
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+static inline uint64_t verity_counter(atomic_uint_fast64_t *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* Tree reads one request has in flight at once: a plan's extents, or
+ * the one extent the verifier said it lacks. */
+#define VERITY_MAX_TREE_READS 16
+
+struct verity_io;
+
+/* One read of tree bytes, by the request that issued it, into the cache. */
+struct verity_tree_read {
+	struct vublk_bio bio;
+	struct verity_io *io;	/* whose buffer it fills */
+	uint64_t off;		/* tree offset */
+	uint64_t id;		/* unique in the queue: others wait by it */
+	bool busy;		/* in flight */
+};
+
+/* One tag's READ, from arrival to completion. */
+struct verity_io {
+	unsigned tag;
+	struct vublk_req req;
+	uint64_t first_block;	/* Merkle blocks covering the request */
+	uint64_t end_block;	/* exclusive */
+	uint64_t next_block;	/* first block not yet verified */
+	uint8_t *data;		/* the covering blocks: req.buf or bounce */
+	unsigned ra_blocks;	/* level-0 readahead for the verifier */
+	unsigned rounds;	/* MERKLE_NEED_TREE answers so far */
+
+	/* Reads it waits for: its own and other requests' tree reads, plus
+	 * one while it is still issuing them. */
+	unsigned pending;
+	int error;		/* first error of its own reads */
+	const char *error_what;	/* which read */
+	struct vublk_bio data_bio;
+	unsigned nreads;
+	struct verity_tree_read reads[VERITY_MAX_TREE_READS];
+	unsigned waits;
+	uint64_t wait_ids[VERITY_MAX_TREE_READS];
+
+	uint8_t *tbuf, *bounce;	/* tree bytes; unaligned requests */
+	size_t tbuf_size, bounce_size, tbuf_used;
+};
+
+/* A queue's requests; only its own thread touches it. */
+struct verity_queue {
+	uint64_t next_read_id;
+	struct verity_io ios[];		/* one per tag */
+};
+
+/* verity_read.c: the target's queue ops. */
+int verity_queue_init(struct vublk_queue *q);
+void verity_queue_deinit(struct vublk_queue *q);
+int verity_queue_io(struct vublk_queue *q, unsigned tag,
+		    const struct vublk_req *req);
+/* Hash blocks one request may need at once (cache sizing, round bound). */
+unsigned verity_max_tree_blocks(const struct vublk_tgt *t);
+
+/* verity_report.c */
+void verity_ratelimit_init(struct verity_ratelimit *rl);
+void verity_ratelimit_destroy(struct verity_ratelimit *rl);
+/* A data block failed verification in request req of queue q: log it
+ * (rate-limited) and apply --on-corruption. */
+void verity_report_corruption(struct vublk_queue *q, uint64_t data_block,
+			      const struct vublk_req *req);
+
+#endif /* VUBLK_VERITY_H */

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verity_read.c - a READ of the verity target, top to bottom.
+ *
+ * This is fs/verity/verify.c: fsverity_verify_bio() made asynchronous:
+ *
+ *  1. verity_read_start(): the Merkle blocks covering the request are read
+ *     by the backend, straight into the request buffer when the request is
+ *     Merkle-block aligned, else into a bounce buffer that is verified
+ *     whole and copied out (the kernel verifies whole blocks too: a page is
+ *     never partly verified).  With --readahead=submission,
+ *     merkle_plan_reads() lists every uncached hash block the request needs,
+ *     at every level, and those are read along with the data (Linux 7.0's
+ *     fsverity_readahead() at read submission).
+ *  2. verity_read_verify(): once every read is in, merkle_verify_blocks()
+ *     checks the data.  When it lacks a hash block it says which
+ *     (MERKLE_NEED_TREE): that extent is read, put in the cache, and
+ *     verification resumes at the first unverified block.  With
+ *     --readahead=completion (the 2020 "implement readahead of Merkle tree
+ *     pages" commit) such a level-0 miss of a readahead request brings up
+ *     to a quarter of the request's size of following level-0 blocks along.
+ *  3. verity_read_finish(): the request completes; one bad block fails the
+ *     whole request with -EIO (verity_report.c).
+ *
+ * Reads are bios on the target's backend (backend.h): an asynchronous one
+ * (file) answers through end_io later, a synchronous one (pmem) at once;
+ * the request holds one reference to itself while it issues them
+ * (io->pending), as the kernel holds a bio's remaining count, so that an
+ * answer at once never runs the next step too early.  A queue thread never
+ * blocks on I/O.
+ *
+ * Tree reads in flight are shared: a request that needs a hash block
+ * another request of the queue is reading waits for that read (like a
+ * page locked under read in the page cache) instead of reading it again.
+ *
+ * The data is always verified in the request's own buffer, never in place
+ * in the image: what is verified is what the request returns, even if the
+ * image changes meanwhile.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verity.h"
+
+/* Buffers are aligned for O_DIRECT. */
+#define VERITY_BUF_ALIGN 4096
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+static struct verity_io *verity_io_of(struct vublk_queue *q, unsigned tag)
+{
+	return &((struct verity_queue *)q->priv)->ios[tag];
+}
+
+unsigned verity_max_tree_blocks(const struct vublk_tgt *t)
+{
+	const struct verity_tgt *vt = t->priv;
+	const struct merkle_geometry *g = &vt->img.geometry;
+	uint64_t max_io = t->max_io_bytes ? t->max_io_bytes : 1U << 20;
+	/* Data blocks of the largest request, unaligned at both ends. */
+	uint64_t span = (max_io >> vt->log_bs) + 2;
+	uint64_t total = span / 4;	/* level-0 readahead */
+
+	for (unsigned level = 0; level < g->num_levels; level++) {
+		span = (span >> g->log_arity) + 2;
+		total += span;
+	}
+	return (unsigned)total;
+}
+
+int verity_queue_init(struct vublk_queue *q)
+{
+	struct verity_queue *vq = calloc(1, sizeof(*vq) +
+					 q->depth * sizeof(struct verity_io));
+
+	if (!vq)
+		return -ENOMEM;
+	for (unsigned tag = 0; tag < q->depth; tag++)
+		vq->ios[tag].tag = tag;
+	q->priv = vq;
+	return 0;
+}
+
+void verity_queue_deinit(struct vublk_queue *q)
+{
+	for (unsigned tag = 0; tag < q->depth; tag++) {
+		free(verity_io_of(q, tag)->tbuf);
+		free(verity_io_of(q, tag)->bounce);
+	}
+	free(q->priv);
+}
+
+/* Make *buf hold need bytes, aligned; only while no read into it is in
+ * flight.  A tag keeps the largest it needed. */
+static int verity_reserve(uint8_t **buf, size_t *size, size_t need)
+{
+	void *p;
+
+	if (*size >= need)
+		return 0;
+	need = (need + VERITY_BUF_ALIGN - 1) / VERITY_BUF_ALIGN *
+	       VERITY_BUF_ALIGN;
+	if (posix_memalign(&p, VERITY_BUF_ALIGN, need))
+		return -ENOMEM;
+	free(*buf);
+	*buf = p;
+	*size = need;
+	return 0;
+}
+
+static uint64_t verity_data_pos(const struct verity_tgt *vt,
+				const struct verity_io *io)
+{
+	return io->first_block << vt->log_bs;
+}
+
+/* ---- the end ---- */
+
+static void verity_read_finish(struct vublk_queue *q, struct verity_io *io,
+			       int res)
+{
+	const struct verity_tgt *vt = q->tgt->priv;
+
+	if (res >= 0 && io->data != io->req.buf)
+		memcpy(io->req.buf,
+		       io->data + (io->req.offset - verity_data_pos(vt, io)),
+		       io->req.len);
+	vublk_complete_io(q, io->tag, res >= 0 ? (int)io->req.len : res);
+}
+
+/* Count an I/O error, log it (what failed, err) and fail io with -EIO. */
+static void verity_read_fail(struct vublk_queue *q, struct verity_io *io,
+			     const char *what, int err)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+
+	verity_count(&vt->counters.io_errors, 1);
+	vublk_error("device %u: read of %u bytes at byte %" PRIu64 " failed: %s: %s",
+		    q->tgt->dev_id, io->req.len, io->req.offset, what,
+		    merkle_strerror(err));
+	verity_read_finish(q, io, -EIO);
+}
+
+/* ---- tree reads ---- */
+
+/*
+ * Level-0 hash blocks in [block, block + count) that the request itself
+ * does not map to: what a readahead brought along.
+ */
+static uint64_t verity_count_read_ahead(const struct verity_tgt *vt,
+					const struct verity_io *io,
+					uint64_t block, uint64_t count)
+{
+	const struct merkle_geometry *g = &vt->img.geometry;
+	uint64_t last = io->end_block - 1, n = 0;
+	uint64_t need_lo, need_hi;
+
+	if (g->num_levels == 0)
+		return 0;
+	if (last >= g->data_blocks)
+		last = g->data_blocks - 1;
+	need_lo = g->level_start[0] + (io->first_block >> g->log_arity);
+	need_hi = g->level_start[0] + (last >> g->log_arity);
+	for (uint64_t b = block; b < block + count; b++)
+		if (b >= g->level_start[0] &&
+		    b < g->level_start[0] + g->level_blocks[0] &&
+		    (b < need_lo || b > need_hi))
+			n++;
+	return n;
+}
+
+static void verity_count_tree_read(struct verity_tgt *vt,
+				   const struct verity_io *io, uint64_t off,
+				   uint32_t len)
+{
+	uint64_t first = off >> vt->log_bs, count = len >> vt->log_bs;
+
+	verity_count(&vt->counters.tree_reads, 1);
+	verity_count(&vt->counters.tree_blocks_read, count);
+	verity_count(&vt->counters.blocks_read_ahead,
+		     verity_count_read_ahead(vt, io, first, count));
+}
+
+/* A tree read of a request of this queue, in flight, covering tree
+ * offset off. */
+static const struct verity_tree_read *
+verity_busy_tree_read(struct vublk_queue *q, uint64_t off)
+{
+	for (unsigned tag = 0; tag < q->depth; tag++) {
+		const struct verity_io *io = verity_io_of(q, tag);
+
+		for (unsigned i = 0; i < io->nreads; i++) {
+			const struct verity_tree_read *r = &io->reads[i];
+
+			if (r->busy && off >= r->off &&
+			    off - r->off < r->bio.len)
+				return r;
+		}
+	}
+	return NULL;
+}
+
+static void verity_read_verify(struct vublk_queue *q, struct verity_io *io);
+
+/* One reference of io dropped: the last one verifies (or fails). */
+static void verity_read_put(struct vublk_queue *q, struct verity_io *io)
+{
+	if (--io->pending)
+		return;
+	if (io->error)
+		verity_read_fail(q, io, io->error_what, io->error);
+	else
+		verity_read_verify(q, io);
+}
+
+static void verity_read_error(struct verity_io *io, const char *what,
+			      int err)
+{
+	if (!io->error) {
+		io->error = err;
+		io->error_what = what;
+	}
+}
+
+/* Tree read id is in: the requests that wait for it may go on.  A read
+ * that failed only means its blocks are not cached: they ask again. */
+static void verity_wake_waiters(struct vublk_queue *q, uint64_t id)
+{
+	for (unsigned tag = 0; tag < q->depth; tag++) {
+		struct verity_io *io = verity_io_of(q, tag);
+
+		for (unsigned i = 0; i < io->waits; i++) {
+			if (io->wait_ids[i] != id)
+				continue;
+			io->wait_ids[i] = io->wait_ids[--io->waits];
+			verity_read_put(q, io);
+			break;
+		}
+	}
+}
+
+/* A tree read is in: cache its blocks (unverified: they are checked
+ * when used), wake who waits for it, and drop its reference. */
+static void verity_tree_read_end(struct vublk_queue *q, struct vublk_bio *bio,
+				 int res)
+{
+	struct verity_tree_read *r = container_of(bio, struct verity_tree_read,
+						  bio);
+	struct verity_tgt *vt = q->tgt->priv;
+	struct verity_io *io = r->io;
+
+	r->busy = false;
+	if (!res)
+		res = merkle_cache_fill(vt->tree, r->off, bio->buf, bio->len);
+	if (res)
+		verity_read_error(io, "reading the Merkle tree", res);
+	verity_wake_waiters(q, r->id);
+	verity_read_put(q, io);
+}
+
+/*
+ * Get tree bytes [off, off + len) into the cache for io, whose tree
+ * buffer has room from tbuf_used.  If a read in flight already covers the
+ * first block, wait for it; else read up to the first block that one
+ * covers.  Either way the rest of the range, which is readahead or blocks
+ * some other request is reading, is left to the verifier to ask for
+ * again: that keeps tree reads few and large, and no hash block is read
+ * twice at once.
+ */
+static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
+				   uint64_t off, uint32_t len)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+	struct verity_queue *vq = q->priv;
+	const struct verity_tree_read *busy = verity_busy_tree_read(q, off);
+	struct verity_tree_read *r;
+	uint64_t end = off + len;
+	int ret;
+
+	if (busy) {
+		for (unsigned i = 0; i < io->waits; i++)
+			if (io->wait_ids[i] == busy->id)
+				return;	/* waits for it already */
+		io->wait_ids[io->waits++] = busy->id;
+		io->pending++;
+		return;
+	}
+	for (uint64_t b = off + (1U << vt->log_bs); b < end;
+	     b += 1U << vt->log_bs) {
+		if (verity_busy_tree_read(q, b)) {
+			end = b;
+			break;
+		}
+	}
+	r = &io->reads[io->nreads++];
+	*r = (struct verity_tree_read){
+		.bio = {
+			.op = VUBLK_OP_READ,
+			.len = (uint32_t)(end - off),
+			.pos = vt->img.layout.tree_pos + off,
+			.buf = io->tbuf + io->tbuf_used,
+			.end_io = verity_tree_read_end,
+		},
+		.io = io,
+		.off = off,
+		.id = ++vq->next_read_id,
+		.busy = true,
+	};
+	io->tbuf_used += r->bio.len;
+	verity_count_tree_read(vt, io, off, r->bio.len);
+	io->pending++;
+	ret = vublk_backend_submit(&vt->be, q, &r->bio);
+	if (ret != VUBLK_BIO_QUEUED)
+		verity_tree_read_end(q, &r->bio, ret);
+}
+
+/* A new round of tree reads: none of io's own is in flight. */
+static int verity_tree_round(struct verity_io *io, size_t bytes)
+{
+	io->nreads = 0;
+	io->waits = 0;
+	io->tbuf_used = 0;
+	return verity_reserve(&io->tbuf, &io->tbuf_size, bytes);
+}
+
+/* ---- verification ---- */
+
+/*
+ * The image holds zeroes between data_size and the tree, but the kernel
+ * does not trust the bytes past i_size either: it zeroes the tail of the
+ * last page before verifying it (the filesystems' read paths do, e.g.
+ * f2fs_read_single_page()'s zero_user_segment()).
+ */
+static void verity_zero_tail(const struct verity_tgt *vt, struct verity_io *io)
+{
+	uint64_t start = verity_data_pos(vt, io);
+	uint64_t end = io->end_block << vt->log_bs;
+	uint64_t size = vt->img.layout.data_size;
+
+	if (end > size)
+		memset(io->data + (size - start), 0, end - size);
+}
+
+/*
+ * The verifier lacks a hash block: read what it asked for and resume at
+ * the first block not yet verified.  Each round brings a hash block the
+ * request needs, so more rounds than it can need at all means the cache
+ * keeps evicting them before use: fail rather than spin.
+ */
+static void verity_read_missing(struct vublk_queue *q, struct verity_io *io,
+				const struct merkle_verify_result *res)
+{
+	int err;
+
+	io->next_block = res->block;
+	if (++io->rounds > 2 * verity_max_tree_blocks(q->tgt) + 8) {
+		verity_read_fail(q, io, "hash blocks evicted before use",
+				 -ENOBUFS);
+		return;
+	}
+	err = verity_tree_round(io, res->missing.len);
+	if (err) {
+		verity_read_fail(q, io, "no memory for a tree read", err);
+		return;
+	}
+	io->pending = 1;
+	verity_read_tree_range(q, io, res->missing.off, res->missing.len);
+	verity_read_put(q, io);
+}
+
+static void verity_read_verify(struct vublk_queue *q, struct verity_io *io)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+	struct merkle_verify_result res;
+	int err;
+
+	verity_zero_tail(vt, io);
+	err = merkle_verify_blocks(vt->tree, io->next_block,
+				   io->data + ((io->next_block -
+						io->first_block) << vt->log_bs),
+				   io->end_block - io->next_block,
+				   io->ra_blocks, &res);
+	if (!err) {
+		verity_read_finish(q, io, 0);
+	} else if (err == MERKLE_NEED_TREE) {
+		verity_read_missing(q, io, &res);
+	} else if (err == MERKLE_E_CORRUPT) {
+		verity_report_corruption(q, res.block, &io->req);
+		verity_read_finish(q, io, -EIO);
+	} else {
+		verity_read_fail(q, io, merkle_error_kind(err) ==
+				 MERKLE_ERR_NOMEM ? "out of memory" :
+				 "verification error", err);
+	}
+}
+
+/* ---- the start ---- */
+
+static void verity_data_read_end(struct vublk_queue *q, struct vublk_bio *bio,
+				 int res)
+{
+	struct verity_io *io = container_of(bio, struct verity_io, data_bio);
+
+	if (res)
+		verity_read_error(io, "reading the image", res);
+	verity_read_put(q, io);
+}
+
+/* --readahead=submission: every uncached hash block the request needs.
+ * A plan cut short at VERITY_MAX_TREE_READS extents is completed by the
+ * verifier's requests. */
+static int verity_read_planned(struct vublk_queue *q, struct verity_io *io)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+	struct merkle_extent plan[VERITY_MAX_TREE_READS];
+	size_t total = 0;
+	int n, err;
+
+	n = merkle_plan_reads(vt->tree, io->first_block,
+			      io->end_block - io->first_block, io->ra_blocks,
+			      true, plan, VERITY_MAX_TREE_READS);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		total += plan[i].len;
+	err = verity_tree_round(io, total);
+	for (int i = 0; i < n && !err; i++)
+		verity_read_tree_range(q, io, plan[i].off, plan[i].len);
+	return err;
+}
+
+/* The request's blocks, its buffer, its readahead; counted by no one
+ * else. */
+static int verity_read_setup(struct verity_tgt *vt, struct verity_io *io,
+			     const struct vublk_req *req)
+{
+	const uint64_t mask = (1ULL << vt->log_bs) - 1;
+	int err;
+
+	io->req = *req;
+	io->first_block = req->offset >> vt->log_bs;
+	io->end_block = (req->offset + req->len + mask) >> vt->log_bs;
+	io->next_block = io->first_block;
+	io->rounds = 0;
+	io->error = 0;
+	io->nreads = 0;
+	io->waits = 0;
+	io->data = req->buf;
+	if ((req->offset & mask) || (req->len & mask)) {
+		err = verity_reserve(&io->bounce, &io->bounce_size,
+				     (io->end_block - io->first_block) <<
+				     vt->log_bs);
+		if (err)
+			return err;
+		io->data = io->bounce;
+	}
+	/* fsverity_verify_bio(): read ahead up to 1/4 of the bio's size. */
+	io->ra_blocks = (req->flags & VUBLK_REQ_READAHEAD) &&
+			vt->readahead != VERITY_RA_OFF ?
+			(unsigned)((io->end_block - io->first_block) / 4) : 0;
+	return 0;
+}
+
+static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
+			     const struct vublk_req *req)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+	int err = verity_read_setup(vt, io, req), ret;
+
+	if (err)
+		return err;
+	io->pending = 1;	/* ours, while we issue the reads */
+	if (vt->readahead == VERITY_RA_SUBMISSION) {
+		err = verity_read_planned(q, io);
+		if (err)
+			verity_read_error(io, "planning the tree reads", err);
+	}
+	io->data_bio = (struct vublk_bio){
+		.op = VUBLK_OP_READ,
+		.len = (uint32_t)((io->end_block - io->first_block) <<
+				  vt->log_bs),
+		.pos = verity_data_pos(vt, io),
+		.buf = io->data,
+		.end_io = verity_data_read_end,
+	};
+	io->pending++;
+	ret = vublk_backend_submit(&vt->be, q, &io->data_bio);
+	if (ret != VUBLK_BIO_QUEUED)
+		verity_data_read_end(q, &io->data_bio, ret);
+	verity_read_put(q, io);
+	return 0;
+}
+
+int verity_queue_io(struct vublk_queue *q, unsigned tag,
+		    const struct vublk_req *req)
+{
+	switch (req->op) {
+	case VUBLK_OP_READ:
+		return verity_read_start(q, verity_io_of(q, tag), req);
+	case VUBLK_OP_FLUSH:
+		/* Nothing is ever written: nothing to flush. */
+		vublk_complete_io(q, tag, 0);
+		return 0;
+	default:
+		/* The core refuses writes to a read-only device; this is
+		 * the last line of defence: the image is never written. */
+		return -EROFS;
+	}
+}

@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# verity-ab.sh: `vublk-bench verity` of two builds side by side, the rows
+# of docs/PERFORMANCE.md "verity target / Host", ROUNDS rounds that
+# alternate the builds run by run, then the median of each row: verified
+# read MB/s per CPU second of each build, their ratio (second / first),
+# and each as a ratio to raw SHA-256 measured in the same run.  For "no
+# path got slower" checks of a change.  This is a benchmark, not a test.
+#
+# Usage (from the repo, on the host):
+#   tools/bench/verity-ab.sh [--rounds N] [--bytes SIZE] [--seconds N]
+#                            IMAGE BUILD_A BUILD_B
+#   IMAGE: sealed with vublk-verity format (e.g. 256 MiB of random data);
+#   BUILD_A, BUILD_B: build directories (e.g. the base commit's and
+#   yours).  Sequential rows read --bytes (default 1G), random rows run
+#   --seconds (default 3).
+set -uo pipefail
+
+ME=tools/bench/verity-ab.sh
+rounds=3 bytes=1G seconds=3
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) rounds=${2:-}; shift 2 ;;
+	--bytes) bytes=${2:-}; shift 2 ;;
+	--seconds) seconds=${2:-}; shift 2 ;;
+	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+if [ $# -ne 3 ]; then
+	echo "$ME: give IMAGE BUILD_A BUILD_B (see --help)" >&2
+	exit 2
+fi
+img=$1 a=$2 b=$3
+for build in "$a" "$b"; do
+	[ -x "$build/tools/vublk-bench/vublk-bench" ] || {
+		echo "$ME: $build/tools/vublk-bench/vublk-bench is not built: meson setup $build && ninja -C $build" >&2
+		exit 2
+	}
+done
+
+rows=(
+	"seq, page cache, submission|--readahead=submission --bytes=$bytes"
+	"seq, page cache, completion|--readahead=completion --bytes=$bytes"
+	"seq, page cache, off|--readahead=off --bytes=$bytes"
+	"seq, O_DIRECT, submission|--direct --readahead=submission --bytes=$bytes"
+	"seq, O_DIRECT, off|--direct --readahead=off --bytes=$bytes"
+	"rand 4 KiB, page cache|--pattern=rand --io-size=4096 --seconds=$seconds"
+	"rand 128 KiB, page cache|--pattern=rand --io-size=131072 --seconds=$seconds"
+)
+
+# run BUILD ARGS: "READ RAW" (MB/s per CPU second: verified read, raw
+# SHA-256 of the same run).
+run() {
+	local build=$1
+	shift
+	# shellcheck disable=SC2086 # the row's options
+	"$build/tools/vublk-bench/vublk-bench" verity "$img" $* 2>/dev/null |
+		awk 'function per_cpu(   i) {	# "N MB/s per CPU second"
+			for (i = 3; i < NF; i++)
+				if ($i == "per" && $(i + 1) == "CPU") return $(i - 2)
+		     }
+		     /^verified read:/ { read = per_cpu() }
+		     /^sha256 raw:/ { raw = per_cpu() }
+		     END { if (read == "" || raw == "") exit 1; print read, raw }'
+}
+
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; A=$a B=$b"
+printf '%-28s %9s %9s %7s %7s %7s\n' "row (MB/s per CPU s)" A B "B / A" "A/raw" "B/raw"
+for row in "${rows[@]}"; do
+	name=${row%%|*} args=${row#*|}
+	ra=() rb=() raw=()
+	for ((i = 1; i <= rounds; i++)); do
+		read -r x r1 < <(run "$a" $args) || { echo "$ME: $a failed on: $args" >&2; exit 1; }
+		read -r y r2 < <(run "$b" $args) || { echo "$ME: $b failed on: $args" >&2; exit 1; }
+		ra+=("$x") rb+=("$y") raw+=("$r1" "$r2")
+	done
+	ma=$(printf '%s\n' "${ra[@]}" | median)
+	mb=$(printf '%s\n' "${rb[@]}" | median)
+	mr=$(printf '%s\n' "${raw[@]}" | median)
+	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" 'BEGIN {
+		printf "%-28s %9.1f %9.1f %7.3f %7.3f %7.3f\n", n, a, b, b / a, a / r, b / r }'
+done
