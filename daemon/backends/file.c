@@ -106,6 +106,27 @@ static void file_close(struct vublk_backend *be)
 	close(fb->fd);
 }
 
+/* Main thread, before any queue: plain pread; 0 bytes is the end. */
+static int file_read_sync(struct vublk_backend *be, void *buf, size_t len,
+			  uint64_t pos)
+{
+	const struct file_backend *fb = be->priv;
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fb->fd, p, len, (off_t)pos);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		pos += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
 			  const struct io_uring_cqe *cqe);
 
@@ -191,5 +212,6 @@ const struct vublk_backend_ops vublk_backend_file = {
 	.priv_size = sizeof(struct file_backend),
 	.open = file_open,
 	.close = file_close,
+	.read_sync = file_read_sync,
 	.submit = file_submit,
 };

@@ -108,6 +108,14 @@ static void pmem_backend_close(struct vublk_backend *be)
 	pmem_close(pb->dev);
 }
 
+/* A copy like any read: the main thread may use the mapping too. */
+static int pmem_backend_read_sync(struct vublk_backend *be, void *buf,
+				  size_t len, uint64_t pos)
+{
+	return pmem_read(((struct pmem_backend *)be->priv)->dev, buf, pos,
+			 len);
+}
+
 /*
  * FUA: the write must be persistent when it completes.  pmem_flush()
  * persists every completed write, this one included, as nvdimm_flush()
@@ -177,6 +185,7 @@ const struct vublk_backend_ops vublk_backend_pmem = {
 	.priv_size = sizeof(struct pmem_backend),
 	.open = pmem_backend_open,
 	.close = pmem_backend_close,
+	.read_sync = pmem_backend_read_sync,
 	.submit = pmem_backend_submit,
 	.report = pmem_backend_report,
 };

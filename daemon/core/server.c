@@ -102,7 +102,9 @@ static int ublk_server_add_dev(struct vublk_server *s)
 	int ret;
 
 	s->info = (struct ublksrv_ctrl_dev_info){
-		.nr_hw_queues = cfg->nr_queues,
+		/* The target's: init may lower it to what its store
+		 * serves (an NBD export allowing one connection). */
+		.nr_hw_queues = s->tgt->nr_queues,
 		.queue_depth = cfg->queue_depth,
 		.max_io_buf_bytes = cfg->max_io_bytes,
 		.dev_id = cfg->dev_id,

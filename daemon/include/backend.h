@@ -18,7 +18,9 @@
 #ifndef VUBLK_BACKEND_H
 #define VUBLK_BACKEND_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "target.h"
@@ -54,12 +56,27 @@ struct vublk_bio {
 #define VUBLK_BACKEND_READ_ONLY	(1U << 0)
 #define VUBLK_BACKEND_DIRECT	(1U << 1) /* bypass the page cache */
 
+/* Options of the store, common to every target that has one. */
+struct vublk_backend_cfg {
+	const struct vublk_backend_ops *ops;	/* --backend; NULL: file */
+};
+
+/* Their option values: clear of the targets' own, which start at 256. */
+enum vublk_backend_opt {
+	VUBLK_BACKEND_OPT_BACKEND = 512,
+};
+
+/* For a target's option table. */
+#define VUBLK_BACKEND_OPTIONS \
+	{ "backend", required_argument, NULL, VUBLK_BACKEND_OPT_BACKEND }
+
 /* An open backing store.  Its fields are set by open. */
 struct vublk_backend {
 	const struct vublk_backend_ops *ops;
 	void *priv;		/* ops->priv_size zeroed bytes */
 	const char *path;
 	unsigned flags;		/* VUBLK_BACKEND_* */
+	const struct vublk_backend_cfg *cfg;	/* the target's options */
 	uint64_t size;		/* bytes */
 	/* The smallest block I/O may use (9, or 12 for O_DIRECT) and the
 	 * smallest that is efficient (a page, for memory). */
@@ -68,6 +85,9 @@ struct vublk_backend {
 	/* Writes are durable only after a FLUSH (a page cache, or a
 	 * mapping of one). */
 	bool volatile_cache;
+	/* Queues it can serve; 0: any (an NBD server that does not allow
+	 * several connections serves one queue). */
+	unsigned max_queues;
 };
 
 struct vublk_backend_ops {
@@ -78,6 +98,21 @@ struct vublk_backend_ops {
 	 * line (what, which file, why, what to do). */
 	int (*open)(struct vublk_backend *be);
 	void (*close)(struct vublk_backend *be);
+	/*
+	 * Read [pos, pos + len) in the main thread, before any queue runs
+	 * (a target's own metadata): 0 or -errno.  pos and len are
+	 * multiples of 1 << block_shift and buf is 4096-aligned
+	 * (vublk_backend_read() sees to it).
+	 */
+	int (*read_sync)(struct vublk_backend *be, void *buf, size_t len,
+			 uint64_t pos);
+	/*
+	 * Optional: the backend's state for queue q (connections, say), in
+	 * q's thread before its first bio, and its end after its last one;
+	 * queue_init returns 0 or -errno after one error line.
+	 */
+	int (*queue_init)(struct vublk_backend *be, struct vublk_queue *q);
+	void (*queue_deinit)(struct vublk_backend *be, struct vublk_queue *q);
 	/*
 	 * Start bio on queue q: returns its result (0 or -errno) when it
 	 * finished synchronously, without calling end_io, or
@@ -96,15 +131,27 @@ struct vublk_backend_ops {
 
 /* The backend named name ("file", "pmem"), or NULL. */
 const struct vublk_backend_ops *vublk_backend_find(const char *name);
-/* --backend=arg into *ops; 0, or -EINVAL after one error line. */
-int vublk_backend_parse(const char *arg, const struct vublk_backend_ops **ops);
+/* One of VUBLK_BACKEND_OPTIONS into cfg; 0, or -EINVAL after one error
+ * line (also for an option that is not one of them). */
+int vublk_backend_parse_opt(struct vublk_backend_cfg *cfg, int opt,
+			    const char *arg);
 
-/* Open path through ops (NULL: the default, "file") with flags into *be;
- * 0 or -errno (said why). */
+/* Open path with flags into *be, through cfg->ops (NULL: "file"); 0 or
+ * -errno (said why). */
 int vublk_backend_open(struct vublk_backend *be,
-		       const struct vublk_backend_ops *ops, const char *path,
+		       const struct vublk_backend_cfg *cfg, const char *path,
 		       unsigned flags);
 void vublk_backend_close(struct vublk_backend *be);
+
+/* Read any [pos, pos + len) inside the store, in the main thread before
+ * any queue runs; 0 or -errno. */
+int vublk_backend_read(struct vublk_backend *be, void *buf, size_t len,
+		       uint64_t pos);
+
+/* Serve at most the queues the store can: lower *nr_queues to
+ * be->max_queues, saying so. */
+void vublk_backend_fit_queues(const struct vublk_backend *be,
+			      unsigned *nr_queues);
 
 /*
  * The lib/pmem device of an open pmem backend, for vublk-bench pmem, whose
@@ -123,6 +170,19 @@ static inline int vublk_backend_submit(struct vublk_backend *be,
 	bio->be = be;
 	bio->done = 0;
 	return be->ops->submit(be, q, bio);
+}
+
+static inline int vublk_backend_queue_init(struct vublk_backend *be,
+					   struct vublk_queue *q)
+{
+	return be->ops->queue_init ? be->ops->queue_init(be, q) : 0;
+}
+
+static inline void vublk_backend_queue_deinit(struct vublk_backend *be,
+					      struct vublk_queue *q)
+{
+	if (be->ops->queue_deinit)
+		be->ops->queue_deinit(be, q);
 }
 
 static inline void vublk_backend_report(struct vublk_backend *be,

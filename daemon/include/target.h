@@ -105,6 +105,7 @@ struct vublk_queue {
 	unsigned q_id;
 	unsigned depth;		/* tags are 0 .. depth - 1 */
 	void *priv;		/* the target's, e.g. set by queue_init */
+	void *backend_priv;	/* its backend's (backend.h: queue_init) */
 	struct vublk_ring *ring;	/* the core's (vublk_queue_get_sqe) */
 };
 

@@ -28,12 +28,11 @@
 enum loop_opt {
 	LOOP_OPT_DIRECT = 256,
 	LOOP_OPT_BLOCK_SIZE,
-	LOOP_OPT_BACKEND,
 };
 
 struct loop_tgt {
 	struct vublk_backend be;
-	const struct vublk_backend_ops *backend_ops;	/* --backend */
+	struct vublk_backend_cfg backend;	/* --backend ... */
 	bool direct;		/* --direct: bypass the page cache */
 	unsigned block_size;	/* --block-size, 0 = the backend's */
 };
@@ -47,7 +46,7 @@ struct loop_io {
 static const struct option loop_options[] = {
 	{ "direct", no_argument, NULL, LOOP_OPT_DIRECT },
 	{ "block-size", required_argument, NULL, LOOP_OPT_BLOCK_SIZE },
-	{ "backend", required_argument, NULL, LOOP_OPT_BACKEND },
+	VUBLK_BACKEND_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -77,10 +76,8 @@ static int loop_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 		return 0;
 	case LOOP_OPT_BLOCK_SIZE:
 		return loop_parse_block_size(lt, arg);
-	case LOOP_OPT_BACKEND:
-		return vublk_backend_parse(arg, &lt->backend_ops);
 	default:
-		return -EINVAL;
+		return vublk_backend_parse_opt(&lt->backend, opt, arg);
 	}
 }
 
@@ -113,7 +110,7 @@ static int loop_init(struct vublk_tgt *t)
 			 (lt->direct ? VUBLK_BACKEND_DIRECT : 0);
 	int ret;
 
-	ret = vublk_backend_open(&lt->be, lt->backend_ops, t->backing_file,
+	ret = vublk_backend_open(&lt->be, &lt->backend, t->backing_file,
 				 flags);
 	if (ret)
 		return ret;
@@ -122,6 +119,7 @@ static int loop_init(struct vublk_tgt *t)
 		vublk_backend_close(&lt->be);
 		return ret;
 	}
+	vublk_backend_fit_queues(&lt->be, &t->nr_queues);
 	t->backend = &lt->be;
 	return 0;
 }
@@ -131,7 +129,7 @@ static int pmem_init(struct vublk_tgt *t)
 {
 	struct loop_tgt *lt = t->priv;
 
-	lt->backend_ops = vublk_backend_find("pmem");
+	lt->backend.ops = vublk_backend_find("pmem");
 	return loop_init(t);
 }
 
@@ -144,18 +142,28 @@ static void loop_deinit(struct vublk_tgt *t)
 
 static int loop_queue_init(struct vublk_queue *q)
 {
+	struct loop_tgt *lt = q->tgt->priv;
 	struct loop_io *ios = calloc(q->depth, sizeof(*ios));
+	int ret;
 
 	if (!ios)
 		return -ENOMEM;
 	for (unsigned tag = 0; tag < q->depth; tag++)
 		ios[tag].tag = tag;
+	ret = vublk_backend_queue_init(&lt->be, q);
+	if (ret) {
+		free(ios);
+		return ret;
+	}
 	q->priv = ios;
 	return 0;
 }
 
 static void loop_queue_deinit(struct vublk_queue *q)
 {
+	struct loop_tgt *lt = q->tgt->priv;
+
+	vublk_backend_queue_deinit(&lt->be, q);
 	free(q->priv);
 }
 

@@ -14,12 +14,10 @@
  * (--on-corruption ~ restart_on_corruption).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "targets.h"
 #include "verity.h"
@@ -34,7 +32,6 @@ enum verity_opt {
 	VERITY_OPT_READAHEAD,
 	VERITY_OPT_ON_CORRUPTION,
 	VERITY_OPT_DIRECT,
-	VERITY_OPT_BACKEND,
 };
 
 static const struct option verity_options[] = {
@@ -44,7 +41,7 @@ static const struct option verity_options[] = {
 	{ "readahead", required_argument, NULL, VERITY_OPT_READAHEAD },
 	{ "on-corruption", required_argument, NULL, VERITY_OPT_ON_CORRUPTION },
 	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
-	{ "backend", required_argument, NULL, VERITY_OPT_BACKEND },
+	VUBLK_BACKEND_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -127,30 +124,29 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 	case VERITY_OPT_DIRECT:
 		vt->direct = true;
 		return 0;
-	case VERITY_OPT_BACKEND:
-		return vublk_backend_parse(arg, &vt->backend_ops);
 	default:
-		return -EINVAL;
+		return vublk_backend_parse_opt(&vt->backend, opt, arg);
 	}
+}
+
+/* lib/f2fslayout reads the metadata through the backend. */
+static int verity_read_backend(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	return vublk_backend_read(ctx, buf, len, off);
 }
 
 /*
  * The trailer, descriptor and tree geometry, as f2fs_get_verity_descriptor()
  * and fsverity_create_info() validate them before a verity file opens.
- * Read through a descriptor of its own: the backend moves the data later.
+ * Read through the backend that then reads the data and the tree, so
+ * that they come from one image, wherever it is.
  */
 static int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt)
 {
 	const char *file = t->backing_file;
-	int fd = open(file, O_RDONLY | O_CLOEXEC), err;
+	int err = f2fslayout_read_from(verity_read_backend, &vt->be,
+				       vt->be.size, &vt->img);
 
-	if (fd < 0) {
-		vublk_error("cannot open verity image %s: %s", file,
-			    strerror(errno));
-		return -errno;
-	}
-	err = f2fslayout_read(fd, &vt->img);
-	close(fd);
 	if (!err) {
 		vt->img_ready = true;
 		return 0;
@@ -294,31 +290,29 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 	return 0;
 }
 
-/*
- * The image through the backend --backend chose.  --direct: O_DIRECT reads
- * must be block-aligned, hence 4 KiB Merkle blocks.  The backend must see
- * the image the metadata described: every read stays inside it.
- */
+/* The image through the backend --backend chose (or the path calls
+ * for), read-only. */
 static int verity_open_backend(struct vublk_tgt *t, struct verity_tgt *vt)
 {
-	uint64_t want = vt->img.layout.image_size;
-	int err;
+	int err = vublk_backend_open(&vt->be, &vt->backend, t->backing_file,
+				     VUBLK_BACKEND_READ_ONLY |
+				     (vt->direct ? VUBLK_BACKEND_DIRECT : 0));
 
-	if (vt->direct && vt->log_bs < 12) {
-		vublk_error("verity image %s has %u-byte Merkle blocks: --direct needs at least 4096 (drop --direct)",
-			    t->backing_file, 1U << vt->log_bs);
-		return -EINVAL;
-	}
-	err = vublk_backend_open(&vt->be, vt->backend_ops, t->backing_file,
-				 VUBLK_BACKEND_READ_ONLY |
-				 (vt->direct ? VUBLK_BACKEND_DIRECT : 0));
 	if (err)
 		return err;
+	vublk_backend_fit_queues(&vt->be, &t->nr_queues);
 	t->backend = &vt->be;
-	if (vt->be.size == want)
+	return 0;
+}
+
+/* --direct: O_DIRECT reads must be block-aligned, hence 4 KiB Merkle
+ * blocks. */
+static int verity_check_direct(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	if (!vt->direct || vt->log_bs >= 12)
 		return 0;
-	vublk_error("verity image %s is %" PRIu64 " bytes now, %" PRIu64 " when its metadata was read: it changed while being opened (retry once nothing writes it)",
-		    t->backing_file, vt->be.size, want);
+	vublk_error("verity image %s has %u-byte Merkle blocks: --direct needs at least 4096 (drop --direct)",
+		    t->backing_file, 1U << vt->log_bs);
 	return -EINVAL;
 }
 
@@ -339,11 +333,13 @@ static int verity_init(struct vublk_tgt *t)
 	int ret;
 
 	verity_ratelimit_init(&vt->ratelimit);
-	ret = verity_read_image(t, vt);
+	ret = verity_open_backend(t, vt);
+	if (!ret)
+		ret = verity_read_image(t, vt);
 	if (!ret)
 		ret = verity_set_shape(t, vt);
 	if (!ret)
-		ret = verity_open_backend(t, vt);
+		ret = verity_check_direct(t, vt);
 	if (!ret)
 		ret = verity_check_digest(t, vt);
 	if (!ret)

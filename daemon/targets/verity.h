@@ -64,7 +64,7 @@ struct verity_ratelimit {
 
 struct verity_tgt {
 	struct vublk_backend be;	/* the image */
-	const struct vublk_backend_ops *backend_ops;	/* --backend */
+	struct vublk_backend_cfg backend;	/* --backend ... */
 	bool direct;			/* --direct: O_DIRECT */
 	enum verity_readahead readahead;
 	enum verity_on_corruption on_corruption;

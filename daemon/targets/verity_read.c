@@ -74,19 +74,29 @@ unsigned verity_max_tree_blocks(const struct vublk_tgt *t)
 
 int verity_queue_init(struct vublk_queue *q)
 {
+	struct verity_tgt *vt = q->tgt->priv;
 	struct verity_queue *vq = calloc(1, sizeof(*vq) +
 					 q->depth * sizeof(struct verity_io));
+	int ret;
 
 	if (!vq)
 		return -ENOMEM;
 	for (unsigned tag = 0; tag < q->depth; tag++)
 		vq->ios[tag].tag = tag;
+	ret = vublk_backend_queue_init(&vt->be, q);
+	if (ret) {
+		free(vq);
+		return ret;
+	}
 	q->priv = vq;
 	return 0;
 }
 
 void verity_queue_deinit(struct vublk_queue *q)
 {
+	struct verity_tgt *vt = q->tgt->priv;
+
+	vublk_backend_queue_deinit(&vt->be, q);
 	for (unsigned tag = 0; tag < q->depth; tag++) {
 		free(verity_io_of(q, tag)->tbuf);
 		free(verity_io_of(q, tag)->bounce);

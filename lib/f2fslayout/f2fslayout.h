@@ -198,6 +198,17 @@ int f2fslayout_read(int fd, struct f2fslayout_image *img);
 void f2fslayout_image_release(struct f2fslayout_image *img);
 
 /*
+ * The same for an image of image_size bytes that is not a file
+ * descriptor (the daemon's backends: a mapping, an NBD export): read_fn()
+ * fills buf with len bytes at image offset off and returns 0 or a
+ * negative error, like f2fslayout_tree_read().
+ */
+typedef int (*f2fslayout_read_fn)(void *ctx, void *buf, size_t len,
+				  uint64_t off);
+int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
+			 uint64_t image_size, struct f2fslayout_image *img);
+
+/*
  * Does the image end with a vublk trailer magic?  Returns 1 if yes (valid
  * or damaged: either way the end of the file is not plain data), 0 if not
  * (or the file is smaller than a trailer), or -errno.

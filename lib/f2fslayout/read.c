@@ -14,26 +14,28 @@
 
 #include "f2fslayout_private.h"
 
-int f2fslayout_read(int fd, struct f2fslayout_image *img)
+int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
+			 uint64_t image_size, struct f2fslayout_image *img)
 {
 	uint8_t trailer[F2FSLAYOUT_TRAILER_SIZE];
 	struct f2fslayout_layout l;
-	uint64_t image_size;
 	uint8_t *desc;
 	int err;
 
 	memset(img, 0, sizeof(*img));
-	err = f2fslayout_read_trailer(fd, trailer, &image_size);
-	if (err)
-		return err;
-	err = f2fslayout_trailer_validate(trailer, image_size, &l);
+	if (image_size < F2FSLAYOUT_TRAILER_SIZE)
+		return F2FSLAYOUT_E_IMAGE_TOO_SMALL;
+	err = read_fn(ctx, trailer, F2FSLAYOUT_TRAILER_SIZE,
+		   image_size - F2FSLAYOUT_TRAILER_SIZE);
+	if (!err)
+		err = f2fslayout_trailer_validate(trailer, image_size, &l);
 	if (err)
 		return err;
 
 	desc = malloc(l.desc_size);
 	if (!desc)
 		return -ENOMEM;
-	err = f2fslayout_pread_full(fd, desc, l.desc_size, l.desc_pos);
+	err = read_fn(ctx, desc, l.desc_size, l.desc_pos);
 	if (!err)
 		err = f2fslayout_check_descriptor(&l, desc, img);
 	if (err) {
@@ -42,6 +44,23 @@ int f2fslayout_read(int fd, struct f2fslayout_image *img)
 	}
 	img->desc = desc;
 	return 0;
+}
+
+static int f2fslayout_read_fd(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	return f2fslayout_pread_full(*(const int *)ctx, buf, len, off);
+}
+
+int f2fslayout_read(int fd, struct f2fslayout_image *img)
+{
+	uint64_t image_size;
+	int err = f2fslayout_image_size(fd, &image_size);
+
+	if (err) {
+		memset(img, 0, sizeof(*img));
+		return err;
+	}
+	return f2fslayout_read_from(f2fslayout_read_fd, &fd, image_size, img);
 }
 
 void f2fslayout_image_release(struct f2fslayout_image *img)
