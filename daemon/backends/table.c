@@ -11,13 +11,26 @@
 
 extern const struct vublk_backend_ops vublk_backend_file;
 extern const struct vublk_backend_ops vublk_backend_pmem;
+extern const struct vublk_backend_ops vublk_backend_nbd;
 
 static const struct vublk_backend_ops *const vublk_backends[] = {
 	&vublk_backend_file,
 	&vublk_backend_pmem,
+	&vublk_backend_nbd,
 };
 
 #define VUBLK_NR_BACKENDS (sizeof(vublk_backends) / sizeof(vublk_backends[0]))
+
+/* Longer than any --timeout anyone means: a day. */
+#define VUBLK_BACKEND_MAX_TIMEOUT_S 86400
+#define VUBLK_BACKEND_MAX_RETRIES 1000
+
+/* The URI schemes of the NBD URI specification that libnbd connects to
+ * (doc/uri.md of the NBD project; nbd_connect_uri(3)). */
+static const char *const vublk_nbd_schemes[] = {
+	"nbd://", "nbds://", "nbd+unix://", "nbds+unix://", "nbd+vsock://",
+	"nbds+vsock://",
+};
 
 const struct vublk_backend_ops *vublk_backend_find(const char *name)
 {
@@ -33,7 +46,7 @@ static int vublk_backend_parse_name(struct vublk_backend_cfg *cfg,
 	cfg->ops = vublk_backend_find(arg);
 	if (cfg->ops)
 		return 0;
-	vublk_error("bad --backend value '%s': expected file (io_uring reads and writes) or pmem (copies to and from a libpmem2 mapping)",
+	vublk_error("bad --backend value '%s': expected file (io_uring reads and writes), pmem (copies to and from a libpmem2 mapping) or nbd (an NBD URI; chosen by the URI anyway)",
 		    arg);
 	return -EINVAL;
 }
@@ -41,12 +54,54 @@ static int vublk_backend_parse_name(struct vublk_backend_cfg *cfg,
 int vublk_backend_parse_opt(struct vublk_backend_cfg *cfg, int opt,
 			    const char *arg)
 {
+	uint64_t v;
+
 	switch (opt) {
 	case VUBLK_BACKEND_OPT_BACKEND:
 		return vublk_backend_parse_name(cfg, arg);
+	case VUBLK_BACKEND_OPT_RETRY:
+		if (vublk_parse_u64("--retry", arg, 0,
+				    VUBLK_BACKEND_MAX_RETRIES, &v) < 0)
+			return -EINVAL;
+		cfg->retries = (unsigned)v;
+		cfg->retries_set = true;
+		return 0;
+	case VUBLK_BACKEND_OPT_TIMEOUT:
+		if (vublk_parse_u64("--timeout", arg, 1,
+				    VUBLK_BACKEND_MAX_TIMEOUT_S, &v) < 0)
+			return -EINVAL;
+		cfg->timeout_s = (unsigned)v;
+		cfg->timeout_set = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+/* The backend a path calls for when --backend does not say. */
+static const struct vublk_backend_ops *
+vublk_backend_for_path(const char *path)
+{
+	for (size_t i = 0; i < sizeof(vublk_nbd_schemes) /
+			       sizeof(vublk_nbd_schemes[0]); i++)
+		if (!strncmp(path, vublk_nbd_schemes[i],
+			     strlen(vublk_nbd_schemes[i])))
+			return &vublk_backend_nbd;
+	return &vublk_backend_file;
+}
+
+/* --retry and --timeout say how long to wait for a remote store; a
+ * local one never makes a request wait for a connection. */
+static int vublk_backend_check_cfg(const struct vublk_backend_ops *ops,
+				   const struct vublk_backend_cfg *cfg,
+				   const char *path)
+{
+	if (!(cfg->retries_set || cfg->timeout_set) ||
+	    ops == &vublk_backend_nbd)
+		return 0;
+	vublk_error("--retry and --timeout apply to NBD exports (an nbd:// or nbd+unix:// URI), not to %s, which the %s backend serves",
+		    path, ops->name);
+	return -EINVAL;
 }
 
 int vublk_backend_open(struct vublk_backend *be,
@@ -54,11 +109,14 @@ int vublk_backend_open(struct vublk_backend *be,
 		       unsigned flags)
 {
 	const struct vublk_backend_ops *ops = cfg->ops ? cfg->ops :
-					      &vublk_backend_file;
+					      vublk_backend_for_path(path);
 	int ret;
 
 	*be = (struct vublk_backend){ .ops = ops, .path = path,
 				      .flags = flags, .cfg = cfg };
+	ret = vublk_backend_check_cfg(ops, cfg, path);
+	if (ret)
+		return ret;
 	be->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
 	if (!be->priv) {
 		vublk_error("no memory to open %s", path);

@@ -4,11 +4,13 @@
  *
  * Targets decide, backends move bytes: a backend reads, writes, flushes
  * and discards ranges of one backing store on behalf of a target, and
- * knows nothing of what the requests mean.  Two today: "file" (a file or
- * block device through the queue's io_uring, backends/file.c) and "pmem"
- * (a libpmem2 mapping, copied synchronously, backends/pmem.c).  Any target
- * runs over any backend; a new backend is one new file and one table
- * entry (backends/table.c).
+ * knows nothing of what the requests mean.  Three today: "file" (a file or
+ * block device through the queue's io_uring, backends/file.c), "pmem"
+ * (a libpmem2 mapping, copied synchronously, backends/pmem.c) and "nbd"
+ * (an export of a Network Block Device server, through libnbd driven from
+ * the queue's io_uring, backends/nbd*.c).  Any target runs over any
+ * backend; a new backend is one new file (or a few) and one table entry
+ * (backends/table.c).
  *
  * The unit of work is a struct vublk_bio, named after the kernel's: the
  * submitter fills the request part and end_io, the backend moves the
@@ -46,7 +48,21 @@ struct vublk_bio {
 	/* The backend's, while the bio is in flight. */
 	struct vublk_ring_event ev;
 	struct vublk_backend *be;
+	struct vublk_queue *q;	/* whose thread answers it */
 	uint32_t done;		/* bytes moved so far */
+	/*
+	 * A remote store's (nbd): its place in the queue's lists, when it
+	 * must be answered by (CLOCK_MONOTONIC ns), how often it was sent,
+	 * its commands not yet answered and their outcome, and for a FLUSH
+	 * the writes it covers.
+	 */
+	struct vublk_bio *next, *prev;
+	uint64_t deadline_ns;
+	uint64_t flush_covers;
+	uint16_t sends;
+	uint16_t parts;
+	int res;
+	bool lost;		/* its connection went away first */
 };
 
 /* vublk_backend_submit(): the bio is in flight; end_io will answer. */
@@ -56,19 +72,37 @@ struct vublk_bio {
 #define VUBLK_BACKEND_READ_ONLY	(1U << 0)
 #define VUBLK_BACKEND_DIRECT	(1U << 1) /* bypass the page cache */
 
-/* Options of the store, common to every target that has one. */
+/*
+ * Options of the store, common to every target that has one: --backend,
+ * and how long and how often a remote store (nbd) is waited for.
+ */
 struct vublk_backend_cfg {
-	const struct vublk_backend_ops *ops;	/* --backend; NULL: file */
+	const struct vublk_backend_ops *ops;	/* NULL: chosen by the path */
+	unsigned retries;	/* --retry: sends after a lost connection */
+	unsigned timeout_s;	/* --timeout: seconds a request may wait */
+	bool retries_set, timeout_set;
 };
 
 /* Their option values: clear of the targets' own, which start at 256. */
 enum vublk_backend_opt {
 	VUBLK_BACKEND_OPT_BACKEND = 512,
+	VUBLK_BACKEND_OPT_RETRY,
+	VUBLK_BACKEND_OPT_TIMEOUT,
 };
 
-/* For a target's option table. */
+/* For a target's option table and its usage text. */
 #define VUBLK_BACKEND_OPTIONS \
-	{ "backend", required_argument, NULL, VUBLK_BACKEND_OPT_BACKEND }
+	{ "backend", required_argument, NULL, VUBLK_BACKEND_OPT_BACKEND }, \
+	{ "retry", required_argument, NULL, VUBLK_BACKEND_OPT_RETRY }, \
+	{ "timeout", required_argument, NULL, VUBLK_BACKEND_OPT_TIMEOUT }
+#define VUBLK_BACKEND_DEFAULT_RETRIES 3
+#define VUBLK_BACKEND_DEFAULT_TIMEOUT_S 30
+#define VUBLK_BACKEND_REMOTE_USAGE \
+	"  --retry=N          (NBD) send a request again up to N times after its\n" \
+	"                     connection was lost (default 3)\n" \
+	"  --timeout=SECONDS  (NBD) a request not answered within SECONDS of its\n" \
+	"                     arrival, reconnections and resends included, fails\n" \
+	"                     with EIO (default 30)\n"
 
 /* An open backing store.  Its fields are set by open. */
 struct vublk_backend {
@@ -129,15 +163,18 @@ struct vublk_backend_ops {
 	void (*report)(struct vublk_backend *be, struct vublk_stats_out *out);
 };
 
-/* The backend named name ("file", "pmem"), or NULL. */
+/* The backend named name ("file", "pmem", "nbd"), or NULL. */
 const struct vublk_backend_ops *vublk_backend_find(const char *name);
 /* One of VUBLK_BACKEND_OPTIONS into cfg; 0, or -EINVAL after one error
  * line (also for an option that is not one of them). */
 int vublk_backend_parse_opt(struct vublk_backend_cfg *cfg, int opt,
 			    const char *arg);
 
-/* Open path with flags into *be, through cfg->ops (NULL: "file"); 0 or
- * -errno (said why). */
+/*
+ * Open path with flags into *be, through cfg->ops, or when that is NULL
+ * the backend the path calls for: "nbd" for an NBD URI (nbd://,
+ * nbds://, nbd+unix://, ...), else "file".  0 or -errno (said why).
+ */
 int vublk_backend_open(struct vublk_backend *be,
 		       const struct vublk_backend_cfg *cfg, const char *path,
 		       unsigned flags);
@@ -168,6 +205,7 @@ static inline int vublk_backend_submit(struct vublk_backend *be,
 				       struct vublk_bio *bio)
 {
 	bio->be = be;
+	bio->q = q;
 	bio->done = 0;
 	return be->ops->submit(be, q, bio);
 }

@@ -217,8 +217,11 @@ const struct vublk_tgt_ops vublk_tgt_loop = {
 		"  --direct           open the backing file with O_DIRECT (bypass the page cache;\n"
 		"                     the logical block size then defaults to 4096)\n"
 		"  --block-size N     logical block size: 512 (default), 1024, 2048 or 4096\n"
-		"  --backend=file|pmem  how FILE is read and written: file (default: io_uring)\n"
-		"                     or pmem (copies to and from a libpmem2 mapping; see -t pmem)\n",
+		"  --backend=file|pmem|nbd  how FILE is read and written: file (default: io_uring),\n"
+		"                     pmem (copies to and from a libpmem2 mapping; see -t pmem),\n"
+		"                     or nbd (FILE is an NBD URI: nbd://HOST[:PORT]/EXPORT,\n"
+		"                     nbd+unix:///EXPORT?socket=/PATH, nbds://...; a URI selects it)\n"
+		VUBLK_BACKEND_REMOTE_USAGE,
 	.priv_size = sizeof(struct loop_tgt),
 	.options = loop_options,
 	.parse_opt = loop_parse_opt,

@@ -401,9 +401,12 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     the device\n"
 		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks;\n"
 		"                     --backend=file only)\n"
-		"  --backend=file|pmem  how the image is read: file (default: io_uring reads)\n"
-		"                     or pmem (copies out of a libpmem2 mapping of IMAGE, best\n"
-		"                     on a -o dax filesystem; a fault fails the read with EIO)\n"
+		"  --backend=file|pmem|nbd  how the image is read: file (default: io_uring\n"
+		"                     reads), pmem (copies out of a libpmem2 mapping of IMAGE,\n"
+		"                     best on a -o dax filesystem; a fault fails the read with\n"
+		"                     EIO), or nbd (IMAGE is an NBD URI, which selects it: the\n"
+		"                     image on an NBD server, metadata, tree and data alike)\n"
+		VUBLK_BACKEND_REMOTE_USAGE
 		"  --cache-blocks=N   (testing) a cache of N hash blocks, raised to the minimum\n",
 	.priv_size = sizeof(struct verity_tgt),
 	.options = verity_options,
