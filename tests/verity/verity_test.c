@@ -179,12 +179,42 @@ static int vt_dev_option(struct vt_dev *d, const char *opt)
 	return -ENOENT;
 }
 
+/*
+ * "backend=nbd": the image as an nbdkit export (read-only, the file
+ * plugin, which reads the file as it is now: a byte changed or a
+ * truncation under the device reaches the target as with a file), and
+ * its URI in place of the path.  A missing image is a missing socket.
+ */
+static const char *vt_dev_serve(struct vt_dev *d, const char *image)
+{
+	const char *args[] = { "-r", "file", image, NULL };
+	char dir[256], *slash;
+
+	if (strcmp(vt_backend_opt, "backend=nbd") || !strncmp(image, "nbd", 3))
+		return image;	/* a file, or a URI the test serves itself */
+	snprintf(dir, sizeof(dir), "%s", image);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (access(image, F_OK)) {
+		snprintf(d->uri, sizeof(d->uri),
+			 "nbd+unix:///?socket=%s.sock", image);
+		return d->uri;
+	}
+	if (nbd_server_start(&d->server, dir, slash ? slash + 1 : image, args))
+		return NULL;
+	return d->server.uri;
+}
+
 int vt_dev_open_io(struct vt_dev *d, const char *image,
 		   const char *const *opts, uint32_t max_io)
 {
 	int ret;
 
 	memset(d, 0, sizeof(*d));
+	image = vt_dev_serve(d, image);
+	if (!image)
+		return -EIO;
 	d->tgt = (struct vublk_tgt){
 		.ops = &vublk_tgt_verity,
 		.priv = calloc(1, vublk_tgt_verity.priv_size),
@@ -220,6 +250,7 @@ int vt_dev_open_io(struct vt_dev *d, const char *image,
 fail:
 	free(d->tgt.priv);
 	d->tgt.priv = NULL;
+	nbd_server_stop(&d->server);
 	return ret;
 }
 
@@ -231,6 +262,7 @@ void vt_dev_close(struct vt_dev *d)
 	d->tgt.ops->deinit(&d->tgt);
 	munmap(d->bufs, (size_t)VT_DEPTH * VT_MAX_IO);
 	free(d->tgt.priv);
+	nbd_server_stop(&d->server);
 	d->ready = false;
 }
 

@@ -12,6 +12,7 @@
 
 #include "f2fslayout.h"
 #include "inproc_queue.h"
+#include "nbd_server.h"
 
 extern int vt_failures;
 /* "backend=NAME": the target option vt_dev_open_io() gives first, so that
@@ -46,11 +47,14 @@ uint64_t vt_tree_block_pos(const struct vt_image *img, uint64_t block);
 /* SHA-256 of the whole image file, for "unchanged" checks. */
 int vt_file_sha256(const char *path, uint8_t out[32]);
 
-/* A verity target on an image, with one in-process queue. */
+/* A verity target on an image, with one in-process queue; with
+ * "backend=nbd" the image is served by an nbdkit of its own. */
 struct vt_dev {
 	struct vublk_tgt tgt;
 	struct inproc_queue iq;
 	uint8_t *bufs;			/* depth x max_io_bytes, page aligned */
+	struct nbd_server server;
+	char uri[320];
 	bool ready;
 };
 
