@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# `vublk add` refuses an NBD export it cannot serve -- no server on the
+# socket, a relative socket path, a read-only export without --read-only,
+# --direct with a URI, --retry or --timeout with a plain file -- with ONE
+# line on stderr that says why, a non-zero exit, and no device state left
+# behind.  The target refuses in init, before the core touches
+# /dev/ublk-control, so this runs on a host without ublk_drv.
+# usage: refusals.sh VUBLK
+set -u
+VUBLK=${1:?usage: refusals.sh VUBLK}
+T=$(mktemp -d /var/tmp/vublk-nbd-refusals.XXXXXX) || exit 1
+export VUBLK_RUN_DIR=$T/run
+export VUBLK_CONTROL_DEV=$T/no-such-ublk-control
+failed=0
+server=
+
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; failed=1; }
+
+# refused PATTERN ADD-ARGS...: add fails with one stderr line matching
+# PATTERN.
+refused() {
+	local pattern=$1 rc lines
+	shift
+	"$VUBLK" add "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	lines=$(wc -l <"$T/err")
+	[ $rc -ne 0 ] || fail "add $* succeeded"
+	[ "$lines" -eq 1 ] || fail "add $*: $lines stderr lines, want 1: $(cat "$T/err")"
+	grep -Eq -- "$pattern" "$T/err" ||
+		fail "add $*: '$(cat "$T/err")' does not match /$pattern/"
+	[ ! -s "$T/out" ] || fail "add $* printed a device: $(cat "$T/out")"
+	if ls "$VUBLK_RUN_DIR"/*.json >/dev/null 2>&1; then
+		fail "add $* left state: $(ls "$VUBLK_RUN_DIR")"
+	fi
+	echo "ok: $*: $(cat "$T/err")"
+}
+
+truncate -s 4M "$T/disk.img"
+nbdkit -f -U "$T/ro.sock" -P "$T/ro.pid" -r file "$T/disk.img" &
+server=$!
+for _ in $(seq 200); do [ -s "$T/ro.pid" ] && break; sleep 0.05; done
+[ -s "$T/ro.pid" ] || fail "nbdkit did not start"
+
+refused "nbd nbd\+unix:///\?socket=$T/none.sock: cannot connect: .*No such file or directory" \
+	-t loop -f "nbd+unix:///?socket=$T/none.sock"
+refused "give the socket as an absolute path" \
+	-t loop -f "nbd+unix:///?socket=relative.sock"
+refused "the export is read-only \(add --read-only\)" \
+	-t loop -f "nbd+unix:///?socket=$T/ro.sock"
+refused "--direct bypasses a local page cache" \
+	-t loop --direct -f "nbd+unix:///?socket=$T/ro.sock" --read-only
+refused "--retry and --timeout apply to NBD exports .*, not to $T/disk.img, which the file backend serves" \
+	-t loop --retry=2 -f "$T/disk.img"
+refused "bad --timeout value '0'" \
+	-t verity --timeout=0 -f "nbd+unix:///?socket=$T/ro.sock"
+refused "is not a sealed verity image" \
+	-t verity -f "nbd+unix:///?socket=$T/ro.sock"
+exit $failed
