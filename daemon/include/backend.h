@@ -96,13 +96,16 @@ enum vublk_backend_opt {
 	{ "retry", required_argument, NULL, VUBLK_BACKEND_OPT_RETRY }, \
 	{ "timeout", required_argument, NULL, VUBLK_BACKEND_OPT_TIMEOUT }
 #define VUBLK_BACKEND_DEFAULT_RETRIES 3
-#define VUBLK_BACKEND_DEFAULT_TIMEOUT_S 30
+/* Under the 10 s a `vublk del` gives the kernel's STOP_DEV (core/ctrl.c),
+ * which waits for the requests in flight: deleting a device whose server
+ * hangs then always finishes. */
+#define VUBLK_BACKEND_DEFAULT_TIMEOUT_S 8
 #define VUBLK_BACKEND_REMOTE_USAGE \
 	"  --retry=N          (NBD) send a request again up to N times after its\n" \
 	"                     connection was lost (default 3)\n" \
 	"  --timeout=SECONDS  (NBD) a request not answered within SECONDS of its\n" \
 	"                     arrival, reconnections and resends included, fails\n" \
-	"                     with EIO (default 30)\n"
+	"                     with EIO (default 8)\n"
 
 /* An open backing store.  Its fields are set by open. */
 struct vublk_backend {
