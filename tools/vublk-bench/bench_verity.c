@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bench_verity.c - `vublk-bench verity`: the verity target's read path,
- * the daemon's own code (vublk_tgt_verity) over daemon/inproc_queue, one
- * queue in this thread, like one queue thread of the server.
- *
- * The tree cache starts cold (a fresh target); the image's pages start
- * warm in the page cache unless --direct.  Sequential requests carry
- * VUBLK_REQ_READAHEAD, as the kernel's readahead requests would; random
- * ones do not.  Every completion is checked (length, no error).
+ * bench_verity.c - `vublk-bench verity`: the verity target's read path
+ * (bench_run.c), its tree reads, and two single-core limits to compare it
+ * with.  The image's pages start warm in the page cache unless --direct.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,78 +18,6 @@
 #include "targets.h"
 #include "vublk_bench.h"
 
-struct bench_run {
-	const struct bench_args *a;
-	struct vublk_tgt tgt;
-	struct inproc_queue iq;
-	bool queue_ready;
-	uint8_t *bufs;			/* depth x io_size */
-	uint64_t next_off;		/* seq */
-	uint64_t rng;			/* rand: xorshift state */
-	uint64_t issued, done;		/* bytes */
-	uint64_t errors;
-	double start, cpu_start;
-};
-
-/* Give a target option (by its long name) to the target's parser. */
-static int bench_target_opt(struct vublk_tgt *t, const char *name,
-			    const char *arg)
-{
-	for (const struct option *o = t->ops->options; o->name; o++)
-		if (!strcmp(o->name, name))
-			return t->ops->parse_opt(t, o->val, arg);
-	bench_error("the %s target has no --%s option", t->ops->name, name);
-	return -EINVAL;
-}
-
-static int bench_target_setup(struct bench_run *r)
-{
-	const struct bench_args *a = r->a;
-	struct vublk_tgt *t = &r->tgt;
-	int err = 0;
-
-	*t = (struct vublk_tgt){
-		.ops = &vublk_tgt_verity,
-		.priv = calloc(1, vublk_tgt_verity.priv_size),
-		.backing_file = a->image,
-		.nr_queues = 1,
-		.queue_depth = a->depth,
-		.max_io_bytes = a->io_size,
-	};
-	if (!t->priv)
-		return -ENOMEM;
-	if (a->direct)
-		err = bench_target_opt(t, "direct", NULL);
-	if (!err && a->readahead)
-		err = bench_target_opt(t, "readahead", a->readahead);
-	if (!err && a->cache_mb)
-		err = bench_target_opt(t, "cache-mb", a->cache_mb);
-	if (!err)
-		err = t->ops->init(t);
-	if (err) {
-		free(t->priv);
-		t->priv = NULL;
-	}
-	return err;
-}
-
-static int bench_check_shape(const struct bench_run *r)
-{
-	uint32_t lbs = 1U << r->tgt.logical_bs_shift;
-
-	if (r->a->io_size % lbs) {
-		bench_error("--io-size %u is not a multiple of the device's %u-byte logical block",
-			    r->a->io_size, lbs);
-		return -EINVAL;
-	}
-	if (r->a->io_size > r->tgt.dev_size) {
-		bench_error("--io-size %u is larger than the device (%" PRIu64 " bytes)",
-			    r->a->io_size, r->tgt.dev_size);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Page-cache mode: read the whole image once so that the run is not I/O. */
 static void bench_warm_page_cache(const char *image)
 {
@@ -108,72 +31,6 @@ static void bench_warm_page_cache(const char *image)
 	while ((n = pread(fd, buf, sizeof(buf), off)) > 0)
 		off += n;
 	close(fd);
-}
-
-static bool bench_should_stop(const struct bench_run *r)
-{
-	if (r->a->seconds)
-		return bench_now() - r->start >= r->a->seconds;
-	return r->issued >= r->a->bytes;
-}
-
-static uint64_t bench_next_offset(struct bench_run *r, uint32_t *len)
-{
-	uint64_t size = r->tgt.dev_size, off;
-
-	if (r->a->pattern == BENCH_SEQ) {
-		if (r->next_off >= size)
-			r->next_off = 0;
-		off = r->next_off;
-		*len = size - off < r->a->io_size ? size - off : r->a->io_size;
-		r->next_off += *len;
-		return off;
-	}
-	r->rng ^= r->rng << 13;
-	r->rng ^= r->rng >> 7;
-	r->rng ^= r->rng << 17;
-	*len = r->a->io_size;
-	return r->rng % (size / *len) * *len;
-}
-
-static void bench_issue(struct bench_run *r, unsigned tag)
-{
-	struct vublk_req req = {
-		.op = VUBLK_OP_READ,
-		.flags = r->a->pattern == BENCH_SEQ ? VUBLK_REQ_READAHEAD : 0,
-		.buf = r->bufs + (size_t)tag * r->a->io_size,
-	};
-
-	req.offset = bench_next_offset(r, &req.len);
-	r->issued += req.len;
-	inproc_queue_start(&r->iq, tag, &req);
-}
-
-static int bench_loop(struct bench_run *r)
-{
-	unsigned tag;
-	int res, err;
-
-	r->start = bench_now();
-	r->cpu_start = bench_cpu_now();
-	for (tag = 0; tag < r->a->depth && !bench_should_stop(r); tag++)
-		bench_issue(r, tag);
-	while (r->iq.in_flight) {
-		err = inproc_queue_reap(&r->iq);
-		if (err) {
-			bench_error("io_uring failed: %s", strerror(-err));
-			return err;
-		}
-		while (inproc_queue_pop(&r->iq, &tag, &res)) {
-			if (res < 0)
-				r->errors++;
-			else
-				r->done += (uint64_t)res;
-			if (!bench_should_stop(r))
-				bench_issue(r, tag);
-		}
-	}
-	return 0;
 }
 
 /* The limits and the verified read's ratios to them. */
@@ -195,9 +52,10 @@ static void bench_report_limits(const struct bench_rate *read,
 	       read->wall / merkle->wall, read->cpu / merkle->cpu);
 }
 
-static int bench_report(struct bench_run *r, double elapsed, double cpu)
+static int bench_report(struct bench_run *r)
 {
 	const struct bench_args *a = r->a;
+	double elapsed = r->elapsed, cpu = r->cpu;
 	struct f2fslayout_image img;
 	struct bench_rate read = { r->done / elapsed, r->done / cpu };
 	struct bench_rate raw, merkle;
@@ -232,53 +90,35 @@ static int bench_report(struct bench_run *r, double elapsed, double cpu)
 	return r->errors || (err && err != -ERANGE) ? 1 : 0;
 }
 
-static void bench_teardown(struct bench_run *r)
-{
-	if (r->queue_ready)
-		inproc_queue_exit(&r->iq);
-	if (r->bufs && r->bufs != MAP_FAILED)
-		munmap(r->bufs, (size_t)r->a->depth * r->a->io_size);
-	if (r->tgt.priv) {
-		r->tgt.ops->deinit(&r->tgt);
-		free(r->tgt.priv);
-	}
-}
-
 int bench_verity(const struct bench_args *a)
 {
-	struct bench_run r = { .a = a, .rng = 0x2545f4914f6cdd1dULL };
-	struct bench_args eff = *a;
-	int err, status = 1;
+	const char *opts[4] = { NULL };
+	char ra[64], cache[64];
+	const struct bench_target bt = { .ops = &vublk_tgt_verity,
+					 .path = a->image, .opts = opts };
+	struct bench_run r;
+	unsigned n = 0;
+	int status = 1;
 
-	if (bench_target_setup(&r))
+	if (a->direct)
+		opts[n++] = "direct";
+	if (a->readahead) {
+		snprintf(ra, sizeof(ra), "readahead=%s", a->readahead);
+		opts[n++] = ra;
+	}
+	if (a->cache_mb) {
+		snprintf(cache, sizeof(cache), "cache-mb=%s", a->cache_mb);
+		opts[n++] = cache;
+	}
+	if (bench_run_open(&r, a, &bt))
 		return 1;
-	if (!eff.seconds && !eff.bytes)
-		eff.bytes = r.tgt.dev_size;	/* one pass */
-	r.a = &eff;
-	err = bench_check_shape(&r);
-	if (!err) {
-		r.bufs = mmap(NULL, (size_t)a->depth * a->io_size,
-			      PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		err = r.bufs == MAP_FAILED ? -ENOMEM :
-		      inproc_queue_init(&r.iq, &r.tgt, 0, a->depth);
-		r.queue_ready = !err;
-		if (err)
-			bench_error("cannot set up the in-process queue: %s",
-				    strerror(-err));
-	}
-	if (!err) {
-		if (!a->direct)
-			bench_warm_page_cache(a->image);
-		printf("vublk-bench verity %s: %s, %u-byte requests, depth %u, %s\n",
-		       a->image, a->pattern == BENCH_SEQ ? "seq" : "rand",
-		       a->io_size, a->depth,
-		       a->direct ? "O_DIRECT" : "page cache");
-		err = bench_loop(&r);
-	}
-	if (!err)
-		status = bench_report(&r, bench_now() - r.start,
-				      bench_cpu_now() - r.cpu_start);
-	bench_teardown(&r);
+	if (!a->direct)
+		bench_warm_page_cache(a->image);
+	printf("vublk-bench verity %s: %s, %u-byte requests, depth %u, %s\n",
+	       a->image, a->pattern == BENCH_SEQ ? "seq" : "rand",
+	       a->io_size, a->depth, a->direct ? "O_DIRECT" : "page cache");
+	if (!bench_run_loop(&r))
+		status = bench_report(&r);
+	bench_run_close(&r);
 	return status;
 }

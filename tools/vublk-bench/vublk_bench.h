@@ -10,12 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "inproc_queue.h"
 #include "merkle.h"
 
 enum bench_pattern { BENCH_SEQ, BENCH_RAND };
 
 struct bench_args {
-	const char *image;
+	const char *image;		/* or the URI, for nbd */
+	bool nbd;			/* vublk-bench nbd */
 	enum bench_pattern pattern;
 	uint32_t io_size;		/* bytes per request */
 	unsigned depth;			/* requests in flight */
@@ -26,11 +28,46 @@ struct bench_args {
 	uint64_t bytes;			/* after this many bytes (0: unset) */
 };
 
+/* bench_run.c: one target's read path in-process (see the file). */
+struct bench_target {
+	const struct vublk_tgt_ops *ops;
+	const char *path;		/* -f: a file, or a URI */
+	const char *const *opts;	/* "name=value" or "name"; NULL-ended */
+	bool read_only;
+};
+
+struct bench_run {
+	struct bench_args args;		/* --bytes defaults to the device */
+	const struct bench_args *a;	/* &args */
+	struct vublk_tgt tgt;
+	struct inproc_queue iq;
+	bool queue_ready;
+	uint8_t *bufs;			/* depth x io_size */
+	uint64_t next_off;		/* seq */
+	uint64_t rng;			/* rand: xorshift state */
+	uint64_t issued, done;		/* bytes */
+	uint64_t requests, errors;	/* completed, of which failed */
+	double start, cpu_start;
+	double elapsed, cpu;		/* of the loop, once it ran */
+};
+
+/* Set up the target of bt and its queue for the workload a; 0, or -errno
+ * after saying why (nothing left to close). */
+int bench_run_open(struct bench_run *r, const struct bench_args *a,
+		   const struct bench_target *bt);
+/* Keep the queue full until the workload is done; 0 or -errno. */
+int bench_run_loop(struct bench_run *r);
+void bench_run_close(struct bench_run *r);
+
 /* "vublk-bench: <message>" on stderr. */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* bench_verity.c: run the verity benchmark; returns the exit status. */
 int bench_verity(const struct bench_args *a);
+
+/* bench_nbd.c: verified and unverified reads of one NBD export; returns
+ * the exit status. */
+int bench_nbd(const struct bench_args *a);
 
 /* bench_pmem.c: `vublk-bench pmem FILE [OPTIONS]` (argv[0] is "pmem");
  * returns the exit status. */

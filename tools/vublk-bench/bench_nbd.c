@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench_nbd.c - `vublk-bench nbd URI`: a sealed image on an NBD server,
+ * read verified (the verity target) next to unverified (the loop target
+ * on the same export, read-only), the same workload one after the other,
+ * each target fresh: the verity target's tree cache starts cold, so its
+ * tree reads are part of the cost, as on a device just added.
+ *
+ * With --readahead, one verified run in that mode; without, one per mode
+ * (off, completion, submission).  The network is whatever the server
+ * adds: the benchmark script (tools/bench/nbd-latency.sh) puts nbdkit's
+ * delay filter in front of the image to play a remote server.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "targets.h"
+#include "vublk_bench.h"
+
+static const char *const bench_nbd_modes[] = { "off", "completion",
+					       "submission" };
+
+/* One run of bt; 0 with *rate (bytes per second) set, else 1. */
+static int bench_nbd_run(const struct bench_args *a,
+			 const struct bench_target *bt, const char *label,
+			 double *rate)
+{
+	struct bench_run r;
+	int status = 1;
+
+	if (bench_run_open(&r, a, bt))
+		return 1;
+	if (!bench_run_loop(&r)) {
+		*rate = r.done / r.elapsed;
+		printf("%-34s %9.1f MB/s %9.0f IOPS (%" PRIu64 " requests, %.2f s",
+		       label, *rate / 1e6, r.requests / r.elapsed, r.requests,
+		       r.elapsed);
+		if (bt->ops == &vublk_tgt_verity)
+			printf(", %" PRIu64 " tree reads",
+			       inproc_tgt_counter(&r.tgt, "tree_reads"));
+		printf(", %" PRIu64 " errors)\n", r.errors);
+		status = r.errors ? 1 : 0;
+	}
+	bench_run_close(&r);
+	return status;
+}
+
+/* The verified device's size: what both runs read by default. */
+static int bench_nbd_data_size(const struct bench_args *a,
+			       const struct bench_target *verified,
+			       uint64_t *size)
+{
+	struct bench_run r;
+
+	if (bench_run_open(&r, a, verified))
+		return 1;
+	*size = r.tgt.dev_size;
+	bench_run_close(&r);
+	return 0;
+}
+
+int bench_nbd(const struct bench_args *a)
+{
+	/* readahead=MODE, then cache-mb=N if given */
+	const char *vopts[3] = { NULL };
+	char ra[64], cache[64], label[64];
+	struct bench_target verified = { .ops = &vublk_tgt_verity,
+					 .path = a->image, .opts = vopts + 1 };
+	const struct bench_target plain = { .ops = &vublk_tgt_loop,
+					    .path = a->image,
+					    .read_only = true };
+	struct bench_args eff = *a;
+	double unverified_rate, rate;
+	int status = 0;
+
+	if (a->cache_mb) {
+		snprintf(cache, sizeof(cache), "cache-mb=%s", a->cache_mb);
+		vopts[1] = cache;
+	}
+	if (!eff.seconds && !eff.bytes &&
+	    bench_nbd_data_size(a, &verified, &eff.bytes))
+		return 1;
+	printf("vublk-bench nbd %s: %s, %u-byte requests, depth %u, %" PRIu64 " bytes%s\n",
+	       a->image, a->pattern == BENCH_SEQ ? "seq" : "rand", a->io_size,
+	       a->depth, eff.seconds ? 0 : eff.bytes,
+	       eff.seconds ? " (timed)" : "");
+	if (bench_nbd_run(&eff, &plain, "unverified (loop, read-only)",
+			  &unverified_rate))
+		return 1;
+	for (unsigned m = 0; m < 3; m++) {
+		const char *mode = bench_nbd_modes[m];
+
+		if (a->readahead && strcmp(a->readahead, mode))
+			continue;
+		snprintf(ra, sizeof(ra), "readahead=%s", mode);
+		vopts[0] = ra;
+		verified.opts = vopts;
+		snprintf(label, sizeof(label), "verified (readahead %s)", mode);
+		if (bench_nbd_run(&eff, &verified, label, &rate)) {
+			status = 1;
+			continue;
+		}
+		printf("%-34s %9.2f x unverified\n", "", rate / unverified_rate);
+	}
+	return status;
+}
