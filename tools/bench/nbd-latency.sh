@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# nbd-latency.sh: `vublk-bench nbd` against nbdkit with added latency, the
+# rows of docs/PERFORMANCE.md "nbd backend / Host".  A sealed image of
+# --size bytes of random data in a directory of its own under /var/tmp,
+# served read-only by nbdkit (file plugin, --threads=64, the delay
+# filter's delay-read) on a Unix socket.  Per latency and round: a
+# depth-1 4 KiB probe (the latency a request really sees), a sequential
+# pass (128 KiB requests, depth 16, the whole image once, cold tree
+# cache) and random 4 KiB reads (depth 16, --seconds), each unverified
+# (the loop target) and verified in each readahead mode.  The rounds
+# interleave the latencies; each row is the median over the rounds.  A
+# benchmark, not a test.
+#
+# Usage (from the repo, on the host):
+#   tools/bench/nbd-latency.sh [--rounds N] [--size SIZE] [--seconds N]
+#                              [--delays "0 1 5"] [BUILD]
+#   BUILD: the build directory (default build); delays in whole
+#   milliseconds (nbdkit 1.32's delay filter takes no fractions).
+set -uo pipefail
+
+ME=tools/bench/nbd-latency.sh
+rounds=3 size=256M seconds=3 delays="0 1 2 5" build=build
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) rounds=${2:-}; shift 2 ;;
+	--size) size=${2:-}; shift 2 ;;
+	--seconds) seconds=${2:-}; shift 2 ;;
+	--delays) delays=${2:-}; shift 2 ;;
+	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) build=$1; shift ;;
+	esac
+done
+BENCH=$build/tools/vublk-bench/vublk-bench
+VV=$build/tools/vublk-verity/vublk-verity
+for x in "$BENCH" "$VV"; do
+	[ -x "$x" ] || { echo "$ME: $x is not built (ninja -C $build)" >&2; exit 2; }
+done
+command -v nbdkit >/dev/null || { echo "$ME: nbdkit is not installed" >&2; exit 2; }
+
+D=$(mktemp -d /var/tmp/vublk-nbd-bench.XXXXXX) || exit 1
+server=
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+	rm -rf "$D"
+}
+trap cleanup EXIT
+
+head -c "$size" /dev/urandom >"$D/img" && "$VV" format "$D/img" >/dev/null ||
+	{ echo "$ME: cannot make the sealed image" >&2; exit 1; }
+URI="nbd+unix:///?socket=$D/sock"
+
+# serve MS: nbdkit on $D/sock with reads delayed by MS milliseconds.
+serve() {
+	[ -n "$server" ] && kill "$server" && wait "$server" 2>/dev/null
+	rm -f "$D/sock" "$D/pid"
+	nbdkit -f --threads=64 -U "$D/sock" -P "$D/pid" --filter=delay \
+		-r file "$D/img" delay-read="${1}ms" &
+	server=$!
+	for _ in $(seq 100); do [ -s "$D/pid" ] && return 0; sleep 0.05; done
+	echo "$ME: nbdkit did not start" >&2
+	exit 1
+}
+
+# bench MS ROW ARGS: one vublk-bench nbd run, one result line per side:
+# "MS ROW SIDE MB/s IOPS".
+bench() {
+	local ms=$1 row=$2
+	shift 2
+	"$BENCH" nbd "$URI" "$@" 2>/dev/null | awk -v ms="$ms" -v row="$row" '
+		/^unverified/ { print ms, row, "unverified", $4, $6 }
+		/^verified/ { m = $3; sub(/\)/, "", m); print ms, row, m, $4, $6 }'
+}
+
+results=$D/results
+for round in $(seq "$rounds"); do
+	for ms in $delays; do
+		serve "$ms"
+		bench "$ms" probe --pattern=rand --io-size=4096 --depth=1 \
+			--seconds=1 --readahead=off >>"$results"
+		bench "$ms" seq >>"$results"
+		bench "$ms" rand --pattern=rand --io-size=4096 \
+			--seconds="$seconds" >>"$results"
+	done
+	echo "round $round of $rounds done" >&2
+done
+
+python3 - "$results" <<'PY'
+import collections, statistics, sys
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    ms, row, side, mbs, iops = line.split()
+    rows[(int(ms), row, side)].append((float(mbs), float(iops)))
+def med(ms, row, side, i):
+    v = rows.get((ms, row, side))
+    return statistics.median(x[i] for x in v) if v else float("nan")
+print("| delay | request latency (depth 1) | pattern | unverified | off | completion | submission | submission / unverified | submission / off |")
+print("|---|---|---|---|---|---|---|---|---|")
+for ms in sorted({k[0] for k in rows}):
+    lat = 1000 / med(ms, "probe", "unverified", 1)
+    for row, i, unit in (("seq", 0, "MB/s"), ("rand", 1, "IOPS")):
+        u, off, comp, sub = (med(ms, row, s, i) for s in
+                             ("unverified", "off", "completion", "submission"))
+        print(f"| {ms} ms | {lat:.2f} ms | {row} ({unit}) | {u:.0f} | {off:.0f} | "
+              f"{comp:.0f} | {sub:.0f} | {sub / u:.2f} | {sub / off:.2f} |")
+print(f"({len(next(iter(rows.values())))} rounds, medians)")
+PY
