@@ -472,15 +472,22 @@ static void nbd_queue_finish_answered(struct nbd_queue *nq)
 
 /* ---- the connection ---- */
 
+/*
+ * The next attempt: after half the backoff plus up to as much again
+ * ("equal jitter", the clock's nanoseconds as the dice), so that the
+ * many clients of a server that restarts do not all come back in step;
+ * the backoff doubles up to 2 s.
+ */
 static void nbd_queue_attempt_failed(struct nbd_queue *nq, const char *why)
 {
+	uint64_t now = nbd_now_ns(), half = nq->backoff_ms * 500000ull;
+
 	nbd_count(&nq->nb->counters.connect_failures);
 	if (!nq->failed_attempts++ && nbd_log_allowed(nq))
 		vublk_error("nbd %s: queue %u cannot connect: %s; trying again, up to 2 s apart, while requests wait (each at most --timeout=%" PRIu64 " s)",
 			    nq->nb->uri, nq->q->q_id, why,
 			    nq->nb->timeout_ns / 1000000000u);
-	nq->next_connect_ns = nbd_now_ns() +
-			      (uint64_t)nq->backoff_ms * 1000000u;
+	nq->next_connect_ns = now + half + now % half;
 	nq->backoff_ms = nq->backoff_ms * 2 > NBD_BACKOFF_MAX_MS ?
 			 NBD_BACKOFF_MAX_MS : nq->backoff_ms * 2;
 }
