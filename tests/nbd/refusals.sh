@@ -21,26 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() { echo "FAIL: $*" >&2; failed=1; }
-
-# refused PATTERN ADD-ARGS...: add fails with one stderr line matching
-# PATTERN.
-refused() {
-	local pattern=$1 rc lines
-	shift
-	"$VUBLK" add "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	lines=$(wc -l <"$T/err")
-	[ $rc -ne 0 ] || fail "add $* succeeded"
-	[ "$lines" -eq 1 ] || fail "add $*: $lines stderr lines, want 1: $(cat "$T/err")"
-	grep -Eq -- "$pattern" "$T/err" ||
-		fail "add $*: '$(cat "$T/err")' does not match /$pattern/"
-	[ ! -s "$T/out" ] || fail "add $* printed a device: $(cat "$T/out")"
-	if ls "$VUBLK_RUN_DIR"/*.json >/dev/null 2>&1; then
-		fail "add $* left state: $(ls "$VUBLK_RUN_DIR")"
-	fi
-	echo "ok: $*: $(cat "$T/err")"
-}
+. "$(dirname "$0")/../refused.sh"
 
 truncate -s 4M "$T/disk.img"
 nbdkit -f -U "$T/ro.sock" -P "$T/ro.pid" -r file "$T/disk.img" &

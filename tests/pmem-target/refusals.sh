@@ -13,33 +13,17 @@ trap 'rm -rf "$T"' EXIT
 export VUBLK_RUN_DIR=$T/run
 failed=0
 
-fail() { echo "FAIL: $*" >&2; failed=1; }
-
-# refused PATH PATTERN: add fails with one stderr line matching PATTERN.
-refused() {
-	local path=$1 pattern=$2 rc lines
-	"$VUBLK" add -t pmem -f "$path" >"$T/out" 2>"$T/err"
-	rc=$?
-	lines=$(wc -l <"$T/err")
-	[ $rc -ne 0 ] || fail "add -f $path succeeded"
-	[ "$lines" -eq 1 ] || fail "add -f $path: $lines stderr lines, want 1: $(cat "$T/err")"
-	grep -Eq -- "$pattern" "$T/err" ||
-		fail "add -f $path: '$(cat "$T/err")' does not match /$pattern/"
-	[ ! -s "$T/out" ] || fail "add -f $path printed a device: $(cat "$T/out")"
-	if ls "$VUBLK_RUN_DIR"/*.json >/dev/null 2>&1; then
-		fail "add -f $path left state: $(ls "$VUBLK_RUN_DIR")"
-	fi
-	echo "ok: $path: $(cat "$T/err")"
-}
+. "$(dirname "$0")/../refused.sh"
 
 mkdir "$T/dir"
 : >"$T/empty"
 if mknod "$T/blockdev" b 7 0 2>/dev/null; then
-	refused "$T/blockdev" 'it is a block device, which libpmem2 cannot map; use a file on a filesystem mounted with -o dax'
+	refused 'it is a block device, which libpmem2 cannot map; use a file on a filesystem mounted with -o dax' \
+		-t pmem -f "$T/blockdev"
 else
 	echo "note: cannot mknod a block device node here; block-device case left to the VM test"
 fi
-refused "$T/dir" 'is a directory'
-refused "$T/missing" 'No such file or directory'
-refused "$T/empty" 'the file is empty; .*truncate -s'
+refused 'is a directory' -t pmem -f "$T/dir"
+refused 'No such file or directory' -t pmem -f "$T/missing"
+refused 'the file is empty; .*truncate -s' -t pmem -f "$T/empty"
 exit $failed
