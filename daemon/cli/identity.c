@@ -90,7 +90,10 @@ uint64_t vublk_proc_start_time(pid_t pid)
 /* pid has /dev/ublkcN open (one of its fds links to it). */
 static bool proc_holds_cdev(pid_t pid, unsigned dev_id)
 {
-	char dir[64], link[96], target[64], want[32];
+	/* link: room for any d_name, or gcc (-O0, sanitizers) refuses the
+	 * snprintf under -Werror=format-truncation. */
+	char dir[64], link[64 + sizeof(((struct dirent *)0)->d_name)];
+	char target[64], want[32];
 	struct dirent *de;
 	bool found = false;
 	ssize_t n;
