@@ -188,6 +188,7 @@ static bool ublk_queue_done(const struct ublk_queue_ctx *qc)
 
 static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 {
+	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
 	struct io_uring_cqe *cqe;
 	unsigned head, n;
 	int ret;
@@ -205,6 +206,8 @@ static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 			n++;
 		}
 		io_uring_cq_advance(&qc->ring.ring, n);
+		if (ops->queue_batch_end)
+			ops->queue_batch_end(&qc->pub);
 		if (qc->failed || qc->ring.broken)
 			return -EIO;
 	}

@@ -127,6 +127,16 @@ struct vublk_tgt_ops {
 	/* Start one request; see the completion contract above. */
 	int (*queue_io)(struct vublk_queue *q, unsigned tag,
 			const struct vublk_req *req);
+	/*
+	 * Optional: the core has handled one pass over the queue's
+	 * completions (requests that arrived, backends' answers) and is
+	 * about to wait for more.  A target that set work aside to do it
+	 * together does it now (the verity target verifies the requests
+	 * whose reads are in, pairing their blocks); nothing may be left
+	 * set aside after it returns, as blk-mq's ->commit_rqs() ends a
+	 * batch of ->queue_rq() calls.
+	 */
+	void (*queue_batch_end)(struct vublk_queue *q);
 	/* Optional: the target's own counters and settings, for the stats
 	 * file, `vublk list --json` and the log line at stop. */
 	void (*report)(struct vublk_tgt *t, struct vublk_stats_out *out);

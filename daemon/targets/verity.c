@@ -417,5 +417,6 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 	.queue_init = verity_queue_init,
 	.queue_deinit = verity_queue_deinit,
 	.queue_io = verity_queue_io,
+	.queue_batch_end = verity_queue_batch_end,
 	.report = verity_report,
 };

@@ -139,6 +139,12 @@ struct verity_io {
 /* A queue's requests; only its own thread touches it. */
 struct verity_queue {
 	uint64_t next_read_id;
+	/* Requests whose reads are in, to verify at the end of the pass
+	 * over the completions; and the batch being verified, with its
+	 * merkle_verify_many() ranges.  depth entries each. */
+	struct verity_io **ready, **batch;
+	unsigned nready;
+	struct merkle_verify_req *reqs;
 	struct verity_io ios[];		/* one per tag */
 };
 
@@ -147,6 +153,7 @@ int verity_queue_init(struct vublk_queue *q);
 void verity_queue_deinit(struct vublk_queue *q);
 int verity_queue_io(struct vublk_queue *q, unsigned tag,
 		    const struct vublk_req *req);
+void verity_queue_batch_end(struct vublk_queue *q);
 /* Hash blocks one request may need at once (cache sizing, round bound). */
 unsigned verity_max_tree_blocks(const struct vublk_tgt *t);
 

@@ -378,6 +378,13 @@ int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 		      size_t len);
 
 /*
+ * Whether the hash block at tree offset off is in the cache now: a caller
+ * that verified several ranges at once may find that what one range lacks
+ * was read meanwhile for another.
+ */
+bool merkle_tree_cached(struct merkle_tree *t, uint64_t off);
+
+/*
  * Parsing what users type: salts, hash algorithms and expected digests,
  * in the forms fsverity-utils accepts and prints (digest_parse.c).  Every
  * program that takes them on its command line uses these, so that they
