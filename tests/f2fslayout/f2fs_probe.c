@@ -12,6 +12,8 @@
  *   f2fs_probe offset IMAGE PATH OFF       image offset of file byte OFF
  *   f2fs_probe tree-offset IMAGE PATH OFF  image offset of tree byte OFF
  *   f2fs_probe info IMAGE        the superblock and checkpoint chosen
+ *   f2fs_probe cat IMAGE PATH    the file's bytes, to stdout (for the
+ *                                benchmark's sealed copy of the same data)
  *
  * The expected values come from elsewhere (sha256sum in the VM, the
  * kernel's EIO), so this is a reader, not an oracle.
@@ -147,6 +149,30 @@ static int cmd_offset(struct f2fslayout_fs *fs, const char *path,
 	return err ? die(path, err) : 0;
 }
 
+static int cmd_cat(struct f2fslayout_fs *fs, const char *path)
+{
+	struct f2fslayout_file f = { 0 };
+	uint8_t *buf = malloc(CHUNK);
+	uint32_t ino;
+	int err;
+
+	if (!buf)
+		return die(path, -ENOMEM);
+	err = f2fslayout_fs_lookup(fs, path, &ino);
+	if (!err)
+		err = f2fslayout_file_open(fs, ino, &f);
+	for (uint64_t off = 0; !err && off < f.size; off += CHUNK) {
+		size_t n = f.size - off < CHUNK ? f.size - off : CHUNK;
+
+		err = f2fslayout_file_pread(fs, &f, buf, n, off);
+		if (!err && fwrite(buf, 1, n, stdout) != n)
+			err = -EIO;
+	}
+	f2fslayout_file_release(&f);	/* no extents after a failure */
+	free(buf);
+	return err ? die(path, err) : 0;
+}
+
 static int cmd_info(struct f2fslayout_fs *fs)
 {
 	struct f2fslayout_fs_info info;
@@ -167,8 +193,9 @@ int main(int argc, char *argv[])
 	int fd, err, status;
 
 	if (argc < 3 || ((!strcmp(argv[1], "offset") ||
-			  !strcmp(argv[1], "tree-offset")) && argc != 5)) {
-		fprintf(stderr, "usage: f2fs_probe sums|info IMAGE | offset|tree-offset IMAGE PATH OFF\n");
+			  !strcmp(argv[1], "tree-offset")) && argc != 5) ||
+	    (!strcmp(argv[1], "cat") && argc != 4)) {
+		fprintf(stderr, "usage: f2fs_probe sums|info IMAGE | cat IMAGE PATH | offset|tree-offset IMAGE PATH OFF\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDONLY);
@@ -185,6 +212,8 @@ int main(int argc, char *argv[])
 		status = cmd_sums(fs);
 	else if (!strcmp(argv[1], "info"))
 		status = cmd_info(fs);
+	else if (!strcmp(argv[1], "cat"))
+		status = cmd_cat(fs, argv[3]);
 	else
 		status = cmd_offset(fs, argv[3], argv[4],
 				    !strcmp(argv[1], "tree-offset"));

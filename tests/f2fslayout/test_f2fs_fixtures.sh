@@ -42,6 +42,16 @@ check_fixture() {
 		[ "$status" -eq 0 ] || fail "$name: list exited $status"
 	fi
 
+	# --json: the same files and digests, and each file's parameters.
+	"$VV" f2fs list --json "$img" 2>/dev/null | "$PYTHON" -c '
+import json, sys
+for f in json.load(sys.stdin):
+    alg = f["digest"].split(":")[0]
+    assert alg == f["hash_algorithm"] and f["block_size"] in (1024, 2048, 4096), f
+    assert f["size"] >= 0 and f["sig_size"] == 0, f
+    print(f["digest"], f["path"])' | cmp -s - "$WORK/list" ||
+		fail "$name: list --json differs from list"
+
 	status=0
 	"$VV" f2fs check "$img" -j 2 >"$WORK/check" 2>"$WORK/check.err" || status=$?
 	cmp -s "$WORK/check" "$WORK/list" || fail "$name: check printed other lines than list"

@@ -86,3 +86,23 @@ flip_byte "$IMG" $(((cp_blkaddr + (pack - 1) * 512) * 4096 + 100))
 "$PROBE" info "$IMG" | grep -qx "checkpoint_pack=$((3 - pack))" ||
 	fail "checkpoint pack $pack damaged, but pack $((3 - pack)) was not used"
 echo "ok: checkpoint pack $pack damaged, pack $((3 - pack)) used"
+
+# Bad input: one line each, and the exit status of its kind.
+# expect_status STATUS REGEX COMMAND...
+expect_status() {
+	local want=$1 regex=$2 status=0
+	shift 2
+	"$@" >/dev/null 2>"$WORK/err" || status=$?
+	[ "$status" -eq "$want" ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] &&
+		grep -qE "$regex" "$WORK/err" ||
+		fail "$*: exit $status, want $want with one line /$regex/: $(cat "$WORK/err")"
+}
+head -c 1M /dev/zero >"$WORK/zeroes.img"
+expect_status 2 "can't read '.*zeroes.img' as an f2fs image: no f2fs superblock" "$VV" f2fs list "$WORK/zeroes.img"
+expect_status 2 "expected 'list' or 'check' after 'f2fs'" "$VV" f2fs verify "$IMG"
+expect_status 2 "option '--json' is for \`f2fs list\` only" "$VV" f2fs check --json "$IMG"
+expect_status 2 "invalid --jobs '0'" "$VV" f2fs check -j 0 "$IMG"
+expect_status 1 "basic.img:/no/such: No such file or directory" "$VV" f2fs list "$IMG" /no/such
+expect_status 1 "basic.img:/plain: skipped: regular file without fs-verity" "$VV" f2fs list "$IMG" /plain
+expect_status 1 "basic.img:/link: not a regular file" "$VV" f2fs list "$IMG" /link
+echo "ok: bad input"
