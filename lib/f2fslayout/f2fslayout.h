@@ -23,12 +23,16 @@
  * its "v" xattr (struct fsverity_descriptor_location) lives in the trailer,
  * the last 64 bytes of the image file.  docs/FORMAT.md describes every byte.
  *
+ * The second part of this header reads real f2fs images, to find and
+ * check the verity files inside them ("Real f2fs images" below).
+ *
  * Errors: functions that can fail return 0 (or a documented non-negative
  * value) on success, or a negative value: -errno, one of the F2FSLAYOUT_E_*
  * codes below, or a MERKLE_E_* code from lib/merkle (descriptor
  * validation).  f2fslayout_strerror() names all three.
  *
- * Thread safety: everything is plain data or stateless.
+ * Thread safety: everything is plain data or stateless (for the f2fs part,
+ * see there).
  */
 #ifndef VUBLK_F2FSLAYOUT_H
 #define VUBLK_F2FSLAYOUT_H

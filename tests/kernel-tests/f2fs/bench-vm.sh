@@ -5,8 +5,8 @@
 #   VUBLK_BUILD=$PWD/build tests/vm/run --timeout 3600 --share "$OUT" -- \
 #       tests/kernel-tests/f2fs/bench-vm.sh [ROUNDS] [OUT]
 #
-# A 1 GiB f2fs image (mkfs.f2fs -O extra_attr,verity) holding 860 MiB of
-# verity files: one of 600 MiB, 24 of 10 MiB, 160 of 128 KiB, with 4 KiB,
+# A 1 GiB f2fs image (mkfs.f2fs -O extra_attr,verity) holding 772 MiB of
+# verity files: one of 512 MiB, 24 of 10 MiB, 160 of 128 KiB, with 4 KiB,
 # 2 KiB and 1 KiB Merkle blocks.  Each round, in rotated order, with a
 # cold cache (drop_caches) each time:
 #   kernel  mount, `cat` every verity file (fs-verity checks every block
@@ -24,7 +24,7 @@ out=${2:-}
 MODES=(kernel check1 check2)
 
 make_f2fs 1G
-put_file big $((600 << 20));	verity big
+put_file big $((512 << 20));	verity big
 for i in $(seq 1 24); do
 	put_file "mid/m$i" $((10 << 20)); verity "mid/m$i" --block-size=$((1024 << (i % 3)))
 done
