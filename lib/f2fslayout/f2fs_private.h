@@ -81,7 +81,6 @@
 
 /* struct f2fs_checkpoint */
 #define CP_VERSION 0			/* le64 */
-#define CP_USER_BLOCK_COUNT 8		/* le64 */
 #define CP_FLAGS 132
 #define CP_PACK_TOTAL_BLOCK_COUNT 136
 #define CP_PACK_START_SUM 140
@@ -108,10 +107,10 @@
 #define NAT_ENTRY_BLOCK_ADDR 5
 #define NAT_ENTRY_PER_BLOCK (F2FS_BLKSIZE / NAT_ENTRY_SIZE)
 
-/* Block addresses with a meaning of their own. */
+/* Block addresses with a meaning of their own (and COMPRESS_ADDR,
+ * 0xFFFFFFFE, only in compressed files, which are not mapped). */
 #define NULL_ADDR 0u
 #define NEW_ADDR 0xFFFFFFFFu
-#define COMPRESS_ADDR 0xFFFFFFFEu
 
 /* 0, 1 (node inode) and 2 (meta inode) are not files. */
 #define F2FS_RESERVED_NODE_NUM 3
@@ -180,7 +179,7 @@
 #define SIZE_OF_DIR_ENTRY 11		/* le32 hash, le32 ino, le16 len, u8 type */
 #define NR_DENTRY_IN_BLOCK 214
 #define SIZE_OF_DENTRY_BITMAP 27
-#define DENTRY_BLOCK_DENTRIES 30	/* bitmap + 3 reserved bytes */
+#define DENTRY_BLOCK_DENTRIES (SIZE_OF_DENTRY_BITMAP + 3)	/* + reserved */
 #define MAX_DIR_HASH_DEPTH 63
 
 /* fs/f2fs/verity.c */

@@ -147,7 +147,7 @@ static int list_entry(void *ctx, const struct f2fs_dentry *d)
 	return err;
 }
 
-static int walk_dir(struct walk *w, uint32_t ino, unsigned type);
+static int walk_dir(struct walk *w, uint32_t ino);
 
 static int walk_subdirs(struct walk *w, const struct subdir_list *l)
 {
@@ -157,7 +157,7 @@ static int walk_subdirs(struct walk *w, const struct subdir_list *l)
 	for (size_t i = 0; i < l->n && !r; i++) {
 		/* The names fitted when they were listed. */
 		path_push(w, l->v[i].name, l->v[i].name_len);
-		r = walk_dir(w, l->v[i].ino, F2FSLAYOUT_FT_DIR);
+		r = walk_dir(w, l->v[i].ino);
 		w->path_len = saved;
 		w->path[saved] = '\0';
 	}
@@ -169,7 +169,7 @@ static int walk_subdirs(struct walk *w, const struct subdir_list *l)
  * reported (again) with its error, and the walk goes on.  Returns 0, or
  * non-zero to stop (fn's answer, or -ENOMEM).
  */
-static int walk_dir(struct walk *w, uint32_t ino, unsigned type)
+static int walk_dir(struct walk *w, uint32_t ino)
 {
 	struct subdir_list l = { .w = w };
 	struct f2fs_inode_info *ii;
@@ -190,7 +190,7 @@ static int walk_dir(struct walk *w, uint32_t ino, unsigned type)
 		return w->stop ? w->stop : r;
 	}
 	if (r)
-		r = report(w, ino, type, r);
+		r = report(w, ino, F2FSLAYOUT_FT_DIR, r);
 	if (!r)
 		r = walk_subdirs(w, &l);
 	free(l.v);
@@ -248,7 +248,7 @@ int f2fslayout_fs_walk(struct f2fslayout_fs *fs, const char *path,
 	if (!r)
 		r = report(w, ino, type_of_mode(ii->mode), 0);
 	if (!r && is_dir_mode(ii->mode))
-		r = walk_dir(w, ino, F2FSLAYOUT_FT_DIR);
+		r = walk_dir(w, ino);
 	free(ii);
 	free(w->seen);
 	free(w);
