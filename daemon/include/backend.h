@@ -41,6 +41,7 @@ struct vublk_bio {
 	uint64_t pos;		/* byte offset in the store */
 	void *buf;		/* READ fills, WRITE reads; O_DIRECT-aligned */
 	vublk_bio_end_fn end_io;
+	void *end_io_ctx;	/* the submitter's, for end_io */
 	/* The backend's, while the bio is in flight. */
 	struct vublk_ring_event ev;
 	struct vublk_backend *be;
@@ -105,6 +106,20 @@ int vublk_backend_open(struct vublk_backend *be,
 		       const struct vublk_backend_ops *ops, const char *path,
 		       unsigned flags);
 void vublk_backend_close(struct vublk_backend *be);
+
+/*
+ * A read-only store made of pieces of another, open (lower): extent i is
+ * bytes [off, off + len) of the new store, read from lower at byte lower,
+ * or zeroes where lower is VUBLK_EXTENT_HOLE.  Extents are sorted and
+ * contiguous from 0; the store is as large as they are.  backends/remap.c;
+ * lower must outlive it.  0 or -errno after one error line.
+ */
+#define VUBLK_EXTENT_HOLE UINT64_MAX
+struct vublk_extent {
+	uint64_t off, len, lower;
+};
+int vublk_remap_open(struct vublk_backend *be, struct vublk_backend *lower,
+		     const struct vublk_extent *ext, size_t n);
 
 /*
  * The lib/pmem device of an open pmem backend, for vublk-bench pmem, whose

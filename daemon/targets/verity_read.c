@@ -336,7 +336,7 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 	io->tbuf_used += r->bio.len;
 	verity_count_tree_read(vt, io, off, r->bio.len);
 	io->pending++;
-	ret = vublk_backend_submit(&vt->be, q, &r->bio);
+	ret = vublk_backend_submit(vt->be, q, &r->bio);
 	if (ret != VUBLK_BIO_QUEUED)
 		verity_tree_read_end(q, &r->bio, ret);
 }
@@ -561,7 +561,7 @@ static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
 		.end_io = verity_data_read_end,
 	};
 	io->pending++;
-	ret = vublk_backend_submit(&vt->be, q, &io->data_bio);
+	ret = vublk_backend_submit(vt->be, q, &io->data_bio);
 	if (ret != VUBLK_BIO_QUEUED)
 		verity_data_read_end(q, &io->data_bio, ret);
 	verity_read_put(q, io);
