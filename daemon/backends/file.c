@@ -99,6 +99,14 @@ static int file_open(struct vublk_backend *be)
 	return 0;
 }
 
+/* The file grew or shrank (vublk update-size). */
+static int file_refresh_size(struct vublk_backend *be)
+{
+	const struct file_backend *fb = be->priv;
+
+	return file_size(be, fb->fd);
+}
+
 static void file_close(struct vublk_backend *be)
 {
 	struct file_backend *fb = be->priv;
@@ -114,17 +122,30 @@ static void file_submit_rw(struct vublk_queue *q, struct vublk_bio *bio)
 {
 	const struct file_backend *fb = bio->be->priv;
 	struct io_uring_sqe *sqe = vublk_queue_get_sqe(q);
-	char *buf = (char *)bio->buf + bio->done;
 	unsigned len = bio->len - bio->done;
 	uint64_t pos = bio->pos + bio->done;
+	bool read = bio->op == VUBLK_OP_READ;
 
-	if (bio->op == VUBLK_OP_READ) {
-		io_uring_prep_read(sqe, fb->fd, buf, len, pos);
+	if (bio->flags & VUBLK_REQ_FIXED_BUF) {
+		/* A request's registered pages are addressed from 0 (io_uring
+		 * rsrc.c: a kernel buffer's ubuf is 0). */
+		void *at = (void *)(uintptr_t)bio->done;
+
+		if (read)
+			io_uring_prep_read_fixed(sqe, fb->fd, at, len, pos,
+						 (int)bio->buf_index);
+		else
+			io_uring_prep_write_fixed(sqe, fb->fd, at, len, pos,
+						  (int)bio->buf_index);
+	} else if (read) {
+		io_uring_prep_read(sqe, fb->fd, (char *)bio->buf + bio->done,
+				   len, pos);
 	} else {
-		io_uring_prep_write(sqe, fb->fd, buf, len, pos);
-		if (bio->flags & VUBLK_REQ_FUA)
-			sqe->rw_flags = RWF_DSYNC;
+		io_uring_prep_write(sqe, fb->fd, (char *)bio->buf + bio->done,
+				    len, pos);
 	}
+	if (!read && (bio->flags & VUBLK_REQ_FUA))
+		sqe->rw_flags = RWF_DSYNC;
 	vublk_sqe_set_event(sqe, &bio->ev);
 }
 
@@ -189,7 +210,9 @@ const struct vublk_backend_ops vublk_backend_file = {
 	.name = "file",
 	.summary = "io_uring reads and writes of a file or block device",
 	.priv_size = sizeof(struct file_backend),
+	.fixed_buffers = true,
 	.open = file_open,
 	.close = file_close,
 	.submit = file_submit,
+	.refresh_size = file_refresh_size,
 };

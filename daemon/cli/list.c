@@ -122,6 +122,21 @@ static void list_print_stats(FILE *f, unsigned id)
 		fputs("null", f);
 }
 
+/* The device's negotiated flags (ADD_DEV's answer) as JSON strings. */
+static void list_print_feature_list(const struct list_entry *e)
+{
+	size_t n;
+	const struct vublk_feature *f = vublk_features(&n);
+	bool first = true;
+
+	for (size_t i = 0; e->in_kernel && i < n; i++) {
+		if (!(e->info.flags & f[i].flag))
+			continue;
+		printf("%s\"%s\"", first ? "" : ", ", f[i].name);
+		first = false;
+	}
+}
+
 static void list_print_json(const struct list_entry *e, bool first)
 {
 	char dev[32];
@@ -144,7 +159,9 @@ static void list_print_json(const struct list_entry *e, bool first)
 	vublk_json_string(stdout, e->in_kernel ?
 			  vublk_recovery_name(e->info.flags) :
 			  e->st.recovery[0] ? e->st.recovery : "none");
-	printf(", \"hint\": ");
+	printf(", \"features\": [");
+	list_print_feature_list(e);
+	printf("], \"hint\": ");
 	if (e->hint)
 		vublk_json_string(stdout, e->hint);
 	else
@@ -156,14 +173,17 @@ static void list_print_json(const struct list_entry *e, bool first)
 
 static void list_print_row(const struct list_entry *e)
 {
-	char dev[32];
+	char dev[32], features[512];
 
 	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
-	printf("%-4u %-13s %-8s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s%s%s\n",
+	vublk_feature_names(e->in_kernel ? e->info.flags : 0, features,
+			    sizeof(features));
+	printf("%-4u %-13s %-8s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s%s%s%s%s\n",
 	       e->st.id, dev, e->state, e->st.target[0] ? e->st.target : "?",
 	       e->st.size, e->st.queues, e->st.depth, e->pid,
 	       e->st.backing_file[0] ? e->st.backing_file : "?",
 	       e->st.log[0] ? "  log " : "", e->st.log,
+	       features[0] ? "  features " : "", features,
 	       e->hint ? "  " : "", e->hint ? e->hint : "");
 }
 

@@ -36,10 +36,12 @@ typedef void (*vublk_bio_end_fn)(struct vublk_queue *q, struct vublk_bio *bio,
 struct vublk_bio {
 	/* The submitter's. */
 	uint8_t op;		/* VUBLK_OP_* */
-	uint8_t flags;		/* VUBLK_REQ_FUA, VUBLK_REQ_NOUNMAP */
+	uint8_t flags;		/* VUBLK_REQ_FUA, _NOUNMAP, _FIXED_BUF */
 	uint32_t len;		/* bytes; 0 for FLUSH */
 	uint64_t pos;		/* byte offset in the store */
 	void *buf;		/* READ fills, WRITE reads; O_DIRECT-aligned */
+	unsigned buf_index;	/* instead of buf with VUBLK_REQ_FIXED_BUF,
+				 * where the backend has fixed_buffers */
 	vublk_bio_end_fn end_io;
 	void *end_io_ctx;	/* the submitter's, for end_io */
 	/* The backend's, while the bio is in flight. */
@@ -75,6 +77,9 @@ struct vublk_backend_ops {
 	const char *name;	/* --backend=NAME */
 	const char *summary;	/* for --help */
 	size_t priv_size;
+	/* submit takes VUBLK_REQ_FIXED_BUF bios: a registered buffer of
+	 * the queue's io_uring instead of buf (zero copy). */
+	bool fixed_buffers;
 	/* Open path with VUBLK_BACKEND_* flags; 0 or -errno after one error
 	 * line (what, which file, why, what to do). */
 	int (*open)(struct vublk_backend *be);
@@ -93,6 +98,9 @@ struct vublk_backend_ops {
 		      struct vublk_bio *bio);
 	/* Optional: settings and counters (see target.h: reports). */
 	void (*report)(struct vublk_backend *be, struct vublk_stats_out *out);
+	/* Optional: the store's size may have changed; set be->size anew.
+	 * 0 or -errno.  A store without it has a fixed size. */
+	int (*refresh_size)(struct vublk_backend *be);
 };
 
 /* The backend named name ("file", "pmem"), or NULL. */

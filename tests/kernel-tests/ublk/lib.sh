@@ -147,6 +147,20 @@ wait_until() {
 	return 1
 }
 
+# have_feature NAME: the running ublk driver has feature NAME (as `vublk
+# features` names it, e.g. update_size); tests of a feature skip without it.
+have_feature() {
+	"$VUBLK" features --json | python3 -c '
+import json, sys
+sys.exit(0 if json.load(sys.stdin)["features"].get(sys.argv[1]) else 1)' "$1"
+}
+
+# need_feature NAME WHAT: skip (77) with a reason when the driver lacks NAME.
+need_feature() {
+	have_feature "$1" ||
+		skip "the ublk driver of $(uname -r) lacks $1, which $2 needs"
+}
+
 # The ublk block devices that exist.
 ublk_disks() {
 	ls /dev/ublkb* 2>/dev/null | sort | tr '\n' ' '

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * update_size.c - `vublk update-size -n ID [--size=BYTES]`: a live device
+ * takes its backing file's new size, or the size given, without stopping
+ * its I/O (UBLK_F_UPDATE_SIZE, Linux 6.16).  The running server does it
+ * (daemon/core/control.c: it moves its own bound on requests before the
+ * kernel's when the device grows, after it when it shrinks); this asks it
+ * and records the new size in the state file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define UPDATE_SIZE_USAGE "usage: vublk update-size -n ID [--size=BYTES]"
+
+static int update_size_parse(int argc, char **argv, unsigned *id,
+			     uint64_t *size)
+{
+	static const struct option opts[] = {
+		{ "number", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_id = false;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":n:", opts, NULL)) != -1) {
+		if (c == 'n') {
+			if (vublk_parse_dev_id(optarg, id) < 0)
+				return -EINVAL;
+			have_id = true;
+		} else if (c == 's') {
+			if (vublk_parse_size("--size", optarg, 512, INT64_MAX,
+					     size) < 0)
+				return -EINVAL;
+		} else {
+			vublk_error("update-size: %s '%s' (" UPDATE_SIZE_USAGE ")",
+				    c == ':' ? "missing value for option" :
+				    "unknown option", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc || !have_id) {
+		vublk_error("update-size: give the device with -n ID (" UPDATE_SIZE_USAGE ")");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The state file says the new size too, for vublk list and recover. */
+static void update_size_record(unsigned id, uint64_t size)
+{
+	struct vublk_state st;
+
+	if (vublk_state_read(id, &st) == 0) {
+		st.size = size;
+		vublk_state_write(&st);
+	}
+}
+
+int vublk_cmd_update_size(int argc, char **argv)
+{
+	char req[64], reply[512];
+	uint64_t size = 0;
+	unsigned id;
+	int ret;
+
+	if (update_size_parse(argc, argv, &id, &size) < 0 ||
+	    vublk_run_dir_check() < 0)
+		return 1;
+	snprintf(req, sizeof(req), "resize %" PRIu64, size);
+	ret = vublk_server_request(id, req, reply, sizeof(reply));
+	if (ret < 0) {
+		vublk_error("update-size: device %u has no running server to ask (%s): see vublk list",
+			    id, strerror(-ret));
+		return 1;
+	}
+	if (strncmp(reply, "OK ", 3)) {
+		vublk_error("update-size: device %u: %s", id,
+			    strncmp(reply, "ERR ", 4) ? reply : reply + 4);
+		return 1;
+	}
+	size = strtoull(reply + 3, NULL, 10);
+	update_size_record(id, size);
+	printf("/dev/ublkb%u %" PRIu64 "\n", id, size);
+	return 0;
+}
