@@ -25,8 +25,10 @@ fi
 
 size_is() { [ "$(blockdev --getsize64 "$DEV")" = "$1" ]; }
 
+# One pass of random writes, each block once, then their verification (a
+# block written twice, as with --loops, fails fio's own seed check).
 fio --name=resize --filename="$DEV" --ioengine=io_uring --iodepth=16 \
-	--direct=1 --rw=randrw --bs=4k --size=32M --loops=6 --verify=crc32c \
+	--direct=1 --rw=randwrite --bs=4k --size=32M --verify=crc32c \
 	--verify_fatal=1 --do_verify=1 --randrepeat=0 --output="$T/fio.out" &
 fio_pid=$!
 wait_until 60 counter_above "$ID" writes 200 || fail "fio did not get going: $(cat "$T/fio.out")"
@@ -41,6 +43,8 @@ dd if="$T/tail" of="$DEV" bs=1M seek=120 oflag=direct status=none || fail "writi
 cmp -n 1M "$T/tail" <(dd if="$DEV" bs=1M skip=120 count=1 iflag=direct status=none) ||
 	fail "reading back at 120 MiB after growing"
 [ "$(device_field "$ID" 'd["size"]')" = 134217728 ] || fail "vublk list does not show the new size: $(device_json "$ID")"
+
+kill -0 $fio_pid 2>/dev/null || fail "fio ended before the device grew: make it write more"
 
 # Shrink to a given size: what lay beyond is gone from the device.
 out=$("$VUBLK" update-size -n "$ID" --size=48M 2>"$T/err") || fail "update-size --size=48M failed: $(cat "$T/err")"
