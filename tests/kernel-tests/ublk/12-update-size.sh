@@ -8,11 +8,29 @@
 # server each get one line.  On a driver without the feature, the command
 # fails with one line naming the feature and the kernel that has it.
 . "$(dirname "$0")/lib.sh"
-need_cmd fio blockdev
+need_cmd fio blockdev setpriv python3
 
 IMG=$T/disk.img
 truncate -s 64M "$IMG"
 vublk_add -t loop -f "$IMG" -q 2
+
+# The control socket answers only the server's user: another user cannot
+# even connect (mode 0600; the server checks SO_PEERCRED too).
+RUN_DIR=${VUBLK_RUN_DIR:-/run/vublk}
+[ -S "$RUN_DIR/$ID.ctl" ] || fail "no control socket $RUN_DIR/$ID.ctl"
+[ "$(stat -c %a "$RUN_DIR/$ID.ctl")" = 600 ] || fail "the control socket's mode is $(stat -c %a "$RUN_DIR/$ID.ctl")"
+setpriv --reuid=65534 --regid=65534 --clear-groups python3 - "$RUN_DIR/$ID.ctl" <<'PY' ||
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1])
+    s.send(b"resize 4096")
+    print("answered:", s.recv(512))
+    sys.exit(1)
+except (PermissionError, ConnectionError):
+    sys.exit(0)
+PY
+	fail "another user reached the control socket"
 
 if ! have_feature update_size; then
 	"$VUBLK" update-size -n "$ID" 2>"$T/err" && fail "update-size worked on a driver without update_size"

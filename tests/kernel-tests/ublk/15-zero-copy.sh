@@ -69,7 +69,7 @@ say "zero copy: fio verified buffered and O_DIRECT, f2fs written"
 f2fs_tree_survives_readd -t loop -f "$T/disk.img" --direct --zero-copy=on
 uses_zero_copy "$ID" || fail "--direct --zero-copy=on does not use auto_buf_reg"
 umount "$MNT" || fail "umount"
-fio_verify backing-direct --direct=1 --offset=64M
+fio_verify backing-direct --direct=1 --offset=64M --bsrange=4k-256k
 fio_verify backing-direct-odd --direct=1 --offset=64M --iomem_align=512 --bs=4k
 say "zero copy over an O_DIRECT backing file: verified"
 
