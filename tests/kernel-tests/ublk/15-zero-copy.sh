@@ -61,7 +61,7 @@ vublk_add -t loop -f "$T/disk.img" -q 2
 uses_zero_copy "$ID" || fail "a loop device does not use auto_buf_reg by default: $(device_json "$ID")"
 fio_verify buffered --direct=0
 fio_verify direct --direct=1
-fio_verify direct-odd --direct=1 --iomem_align=512 --bs=4k
+fio_verify direct-odd --direct=1 --iomem_align=512 --bsrange=4k-4k
 f2fs_tree_write
 say "zero copy: fio verified buffered and O_DIRECT, f2fs written"
 
@@ -70,7 +70,7 @@ f2fs_tree_survives_readd -t loop -f "$T/disk.img" --direct --zero-copy=on
 uses_zero_copy "$ID" || fail "--direct --zero-copy=on does not use auto_buf_reg"
 umount "$MNT" || fail "umount"
 fio_verify backing-direct --direct=1 --offset=64M --bsrange=4k-256k
-fio_verify backing-direct-odd --direct=1 --offset=64M --iomem_align=512 --bs=4k
+fio_verify backing-direct-odd --direct=1 --offset=64M --iomem_align=512 --bsrange=4k-4k
 say "zero copy over an O_DIRECT backing file: verified"
 
 # 3. Off: copies, as before; the pmem backend always copies.
