@@ -70,7 +70,19 @@ f2fs_tree_survives_readd -t loop -f "$T/disk.img" --direct --zero-copy=on
 uses_zero_copy "$ID" || fail "--direct --zero-copy=on does not use auto_buf_reg"
 umount "$MNT" || fail "umount"
 fio_verify backing-direct --direct=1 --offset=64M --bsrange=4k-256k
-fio_verify backing-direct-odd --direct=1 --offset=64M --iomem_align=512 --bsrange=4k-4k
+# The device asks for the backing file's O_DIRECT memory alignment (statx
+# STATX_DIOALIGN; 512 on the lab's ext4 over virtio-blk): buffers at that
+# alignment work, and the block layer refuses coarser ones before they
+# reach vublk, as for any disk with such a limit.
+align=$(cat "/sys/block/ublkb$ID/queue/dma_alignment")
+if [ "$align" -lt 512 ]; then
+	fio_verify backing-direct-odd --direct=1 --offset=64M --iomem_align=512 --bsrange=4k-4k
+else
+	fio --name=odd --filename="$DEV" --ioengine=io_uring --direct=1 --rw=randwrite \
+		--bs=4k --size=1M --offset=64M --iomem_align=512 --output="$T/fio-odd.out" &&
+		fail "a 512-byte aligned O_DIRECT buffer passed a device with dma_alignment $align"
+fi
+[ "$(device_counter "$ID" errors)" = 0 ] || fail "the server counted errors"
 say "zero copy over an O_DIRECT backing file: verified"
 
 # 3. Off: copies, as before; the pmem backend always copies.
