@@ -63,6 +63,8 @@ static int nbd_read_block_sizes(struct vublk_backend *be,
 		return -EINVAL;
 	}
 	be->block_shift = min > 512 ? nbd_log2((uint64_t)min) : 9;
+	/* libnbd copies the payload to and from the socket: any address. */
+	be->mem_align = 1;
 	be->io_min_shift = pref > 0 ? nbd_log2((uint64_t)pref) : 12;
 	if (be->io_min_shift < be->block_shift)
 		be->io_min_shift = be->block_shift;

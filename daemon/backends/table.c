@@ -154,6 +154,8 @@ int vublk_backend_read(struct vublk_backend *be, void *buf, size_t len,
 
 	if (pos > be->size || len > be->size - pos)
 		return -EIO;	/* past the end: the store is smaller */
+	if (!be->ops->read_sync)
+		return -EOPNOTSUPP;
 	start = pos & ~mask;
 	end = (pos + len + mask) & ~mask;
 	if (end > be->size)

@@ -9,15 +9,17 @@
  * --digest and sets the device shape, as fs/verity/open.c:
  * fsverity_file_open() + fsverity_init_merkle_tree_params() prepare a
  * verity inode; a READ is in verity_read.c, its bytes move through the
- * backend that --backend chooses (backends/: io_uring, or a libpmem2
- * mapping).  Options follow dm-verity where they have a counterpart
+ * backend that --backend chooses (backends/: io_uring, a libpmem2
+ * mapping, or an NBD server).  Options follow dm-verity where they have a counterpart
  * (--on-corruption ~ restart_on_corruption).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "targets.h"
 #include "verity.h"
@@ -32,6 +34,7 @@ enum verity_opt {
 	VERITY_OPT_READAHEAD,
 	VERITY_OPT_ON_CORRUPTION,
 	VERITY_OPT_DIRECT,
+	VERITY_OPT_F2FS_FILE,
 };
 
 static const struct option verity_options[] = {
@@ -42,6 +45,7 @@ static const struct option verity_options[] = {
 	{ "on-corruption", required_argument, NULL, VERITY_OPT_ON_CORRUPTION },
 	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
 	VUBLK_BACKEND_OPTIONS,
+	{ "f2fs-file", required_argument, NULL, VERITY_OPT_F2FS_FILE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -124,49 +128,11 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 	case VERITY_OPT_DIRECT:
 		vt->direct = true;
 		return 0;
+	case VERITY_OPT_F2FS_FILE:
+		vt->f2fs_file = arg;
+		return 0;
 	default:
 		return vublk_backend_parse_opt(&vt->backend, opt, arg);
-	}
-}
-
-/* lib/f2fslayout reads the metadata through the backend. */
-static int verity_read_backend(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	return vublk_backend_read(ctx, buf, len, off);
-}
-
-/*
- * The trailer, descriptor and tree geometry, as f2fs_get_verity_descriptor()
- * and fsverity_create_info() validate them before a verity file opens.
- * Read through the backend that then reads the data and the tree, so
- * that they come from one image, wherever it is.
- */
-static int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	const char *file = t->backing_file;
-	int err = f2fslayout_read_from(verity_read_backend, &vt->be,
-				       vt->be.size, &vt->img);
-
-	if (!err) {
-		vt->img_ready = true;
-		return 0;
-	}
-	switch (f2fslayout_error_kind(err)) {
-	case F2FSLAYOUT_ERR_NOT_SEALED:
-		vublk_error("%s is not a sealed verity image: %s",
-			    file, f2fslayout_strerror(err));
-		return -EINVAL;
-	case F2FSLAYOUT_ERR_DAMAGE:
-		vublk_error("verity image %s is damaged: %s",
-			    file, f2fslayout_strerror(err));
-		return -EINVAL;
-	case F2FSLAYOUT_ERR_NOMEM:
-		vublk_error("cannot read verity image %s: out of memory", file);
-		return -ENOMEM;
-	default:
-		vublk_error("cannot read verity image %s: %s", file,
-			    f2fslayout_strerror(err));
-		return -EIO;
 	}
 }
 
@@ -290,40 +256,12 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 	return 0;
 }
 
-/* The image through the backend --backend chose (or the path calls
- * for), read-only. */
-static int verity_open_backend(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	int err = vublk_backend_open(&vt->be, &vt->backend, t->backing_file,
-				     VUBLK_BACKEND_READ_ONLY |
-				     (vt->direct ? VUBLK_BACKEND_DIRECT : 0));
-
-	if (err)
-		return err;
-	vublk_backend_fit_queues(&vt->be, &t->nr_queues);
-	t->backend = &vt->be;
-	return 0;
-}
-
-/* --direct: O_DIRECT reads must be block-aligned, hence 4 KiB Merkle
- * blocks. */
-static int verity_check_direct(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	if (!vt->direct || vt->log_bs >= 12)
-		return 0;
-	vublk_error("verity image %s has %u-byte Merkle blocks: --direct needs at least 4096 (drop --direct)",
-		    t->backing_file, 1U << vt->log_bs);
-	return -EINVAL;
-}
-
 static void verity_release(struct verity_tgt *vt)
 {
 	if (vt->tree)
 		merkle_tree_close(vt->tree);
 	merkle_cache_free(vt->cache);
-	vublk_backend_close(&vt->be);
-	if (vt->img_ready)
-		f2fslayout_image_release(&vt->img);
+	verity_close_image(vt);
 	verity_ratelimit_destroy(&vt->ratelimit);
 }
 
@@ -339,7 +277,7 @@ static int verity_init(struct vublk_tgt *t)
 	if (!ret)
 		ret = verity_set_shape(t, vt);
 	if (!ret)
-		ret = verity_check_direct(t, vt);
+		ret = verity_open_file(t, vt);
 	if (!ret)
 		ret = verity_check_digest(t, vt);
 	if (!ret)
@@ -352,7 +290,7 @@ static int verity_init(struct vublk_tgt *t)
 		   t->backing_file, vt->img.layout.data_size,
 		   merkle_hash_alg_name(vt->img.params.hash_alg),
 		   1U << vt->log_bs, vt->img.geometry.num_levels,
-		   vt->be.ops->name, verity_readahead_names[vt->readahead],
+		   vt->image.ops->name, verity_readahead_names[vt->readahead],
 		   verity_on_corruption_names[vt->on_corruption]);
 	return 0;
 }
@@ -370,7 +308,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	struct merkle_stats ms;
 
 	merkle_tree_stats(vt->tree, &ms);
-	vublk_stat_str(out, "backend", vt->be.ops->name);
+	vublk_stat_str(out, "backend", vt->image.ops->name);
 	vublk_stat_str(out, "readahead_mode",
 		       verity_readahead_names[vt->readahead]);
 	vublk_stat_u64(out, "blocks_verified", ms.blocks_verified);
@@ -383,7 +321,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	vublk_stat_u64(out, "cache_misses", ms.cache_misses);
 	vublk_stat_u64(out, "failures", ms.failures);
 	vublk_stat_u64(out, "io_errors", verity_counter(&c->io_errors));
-	vublk_backend_report(&vt->be, out);
+	vublk_backend_report(vt->be, out);
 }
 
 const struct vublk_tgt_ops vublk_tgt_verity = {
@@ -407,6 +345,9 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     EIO), or nbd (IMAGE is an NBD URI, which selects it: the\n"
 		"                     image on an NBD server, metadata, tree and data alike)\n"
 		VUBLK_BACKEND_REMOTE_USAGE
+		"  --f2fs-file=PATH   IMAGE is a real f2fs: serve its fs-verity file PATH (from\n"
+		"                     the filesystem's root), with the file's own tree and\n"
+		"                     descriptor; --digest is what `fsverity measure` prints\n"
 		"  --cache-blocks=N   (testing) a cache of N hash blocks, raised to the minimum\n",
 	.priv_size = sizeof(struct verity_tgt),
 	.options = verity_options,
@@ -416,5 +357,6 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 	.queue_init = verity_queue_init,
 	.queue_deinit = verity_queue_deinit,
 	.queue_io = verity_queue_io,
+	.queue_batch_end = verity_queue_batch_end,
 	.report = verity_report,
 };

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # `vublk add` refuses an NBD export it cannot serve -- no server on the
 # socket, a relative socket path, a read-only export without --read-only,
-# --direct with a URI, --retry or --timeout with a plain file -- with ONE
+# --direct with a URI, --retry or --timeout with a plain file,
+# --f2fs-file with a URI -- with ONE
 # line on stderr that says why, a non-zero exit, and no device state left
 # behind.  The target refuses in init, before the core touches
 # /dev/ublk-control, so this runs on a host without ublk_drv.
@@ -43,4 +44,6 @@ refused "bad --timeout value '0'" \
 	-t verity --timeout=0 -f "nbd+unix:///?socket=$T/ro.sock"
 refused "is not a sealed verity image" \
 	-t verity -f "nbd+unix:///?socket=$T/ro.sock"
+refused "--f2fs-file needs a local f2fs image, and nbd\+unix:///\?socket=$T/ro.sock is an NBD export" \
+	-t verity --f2fs-file=/a -f "nbd+unix:///?socket=$T/ro.sock"
 exit $failed
