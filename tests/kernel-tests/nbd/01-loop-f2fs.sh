@@ -15,15 +15,16 @@ vublk_add -t loop -f "$URI" -q 2
 [ "$(device_field "$ID" 'd["queues"]')" = 2 ] ||
 	fail "not two queues (nbdkit's file plugin has multi-conn)"
 f2fs_tree_write
-fio --name=nbd-verify --directory="$MNT" --size=8M --bsrange=4k-64k \
+fio --name=nbd-verify --directory="$MNT" --size=4M --bsrange=4k-64k \
 	--rw=randwrite --ioengine=io_uring --iodepth=16 --direct=1 \
 	--verify=crc32c --verify_fatal=1 --do_verify=1 --output="$T/fio.out" ||
 	{ cat "$T/fio.out"; fail "fio on f2fs over NBD failed"; }
 grep -q "err= 0" "$T/fio.out" || { cat "$T/fio.out"; fail "fio reported errors"; }
 f2fs_tree_survives_readd -t loop -f "$URI"
 umount "$MNT" || fail "umount"
-[ "$(device_counter "$ID" nbd_commands)" -gt 0 ] || fail "no NBD commands counted"
-[ "$(device_counter "$ID" errors)" = 0 ] || fail "the server counted errors"
+counters "$ID" nbd_commands errors
+[ "${C[nbd_commands]}" -gt 0 ] || fail "no NBD commands counted"
+[ "${C[errors]}" = 0 ] || fail "the core counted errors"
 "$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
 # The served file holds the filesystem: add it as a plain file.
 kill_nbdkit TERM

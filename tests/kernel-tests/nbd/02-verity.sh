@@ -16,10 +16,11 @@ vublk_add -t verity -f "$URI" --digest="$DIGEST"
 mount -t ext4 -o ro "$DEV" "$MNT" || fail "mounting the verity device"
 check_sums "verity over NBD"
 umount "$MNT" || fail "umount"
-verified=$(device_counter "$ID" blocks_verified)
-[ "$verified" -ge $((8 << 8)) ] || fail "only $verified blocks verified"
-[ "$(device_counter "$ID" failures)" = 0 ] || fail "failures on an intact image"
-[ "$(device_counter "$ID" tree_reads)" -gt 0 ] || fail "no tree reads"
+counters "$ID" blocks_verified failures tree_reads
+[ "${C[blocks_verified]}" -ge $((8 << 8)) ] ||
+	fail "only ${C[blocks_verified]} blocks verified"
+[ "${C[failures]}" = 0 ] || fail "failures on an intact image"
+[ "${C[tree_reads]}" -gt 0 ] || fail "no tree reads"
 "$VUBLK" del -n "$ID" || fail "vublk del"
 kill_nbdkit TERM
 

@@ -36,7 +36,8 @@ grep -v " ./$BIG\$" "$SUMS" >"$T/small.sums"
 (cd "$MNT" && sha256sum --quiet -c "$T/small.sums") || fail "the intact files differ"
 grep -q "data block $block (4096 bytes at byte $((block * 4096))) of $URI failed verification" \
 	"$(device_log "$ID")" || fail "no log line names block $block and $URI: $(tail -n 3 "$(device_log "$ID")")"
-[ "$(device_counter "$ID" failures)" -ge 1 ] || fail "no failure counted"
+counters "$ID" failures
+[ "${C[failures]}" -ge 1 ] || fail "no failure counted"
 check_still_up "$pid" "$ID" "after the changed byte"
 umount "$MNT"
 
@@ -49,7 +50,8 @@ grep -q "the server answered Input/output error" "$(device_log "$ID")" ||
 	fail "no log line for the server's error"
 grep -q "nbd $URI: READ of 4096 bytes at byte 4096" "$(device_log "$ID")" ||
 	fail "the log line does not name the URI and the range"
-[ "$(device_counter "$ID" server_errors)" -ge 1 ] || fail "no server error counted"
+counters "$ID" server_errors
+[ "${C[server_errors]}" -ge 1 ] || fail "no server error counted"
 rm -f "$T/inject"
 dd if="$DEV" of=/dev/null bs=4k count=1 skip=1 iflag=direct 2>/dev/null ||
 	fail "reads did not come back after the errors stopped"

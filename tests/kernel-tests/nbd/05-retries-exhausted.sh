@@ -31,7 +31,8 @@ elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a read with no server: status $rc"
 grep -q "Input/output error" "$T/dd.err" || fail "not EIO: $(cat "$T/dd.err")"
 [ "$elapsed" -ge 2500 ] || fail "the read failed after $elapsed ms, before --timeout=3"
-[ "$(device_counter "$ID" timeouts)" -ge 1 ] || fail "no timeout counted"
+counters "$ID" timeouts
+[ "${C[timeouts]}" -ge 1 ] || fail "no timeout counted"
 check_still_up "$pid" "$ID" "after a read timed out"
 
 restart_nbdkit
