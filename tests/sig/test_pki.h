@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * test_pki.h - keys and X.509 certificates made for tests, with OpenSSL:
+ * the trusted signer, an unrelated one, one that claims the trusted
+ * one's issuer and serial number with another key, and the certificates
+ * the kernel accepts although a careful verifier would not (expired, not
+ * yet valid, wrong key usage).  Used by tests/sig (unit tests), the
+ * fuzzer fuzz_signature and, through make_test_pki, the shell tests.
+ */
+#ifndef VUBLK_TESTS_TEST_PKI_H
+#define VUBLK_TESTS_TEST_PKI_H
+
+#include <stdbool.h>
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+/* What to make.  Days are relative to now. */
+struct test_pki_spec {
+	const char *name;		/* file name stem and CN suffix */
+	int key_type;			/* EVP_PKEY_RSA or EVP_PKEY_EC */
+	long serial;
+	long not_before_days, not_after_days;
+	const char *key_usage;		/* X509v3 config text, or NULL */
+	const char *ext_key_usage;	/* or NULL */
+	bool ca;			/* basicConstraints CA:TRUE */
+	const char *issuer;		/* the name of an earlier entry that
+					 * signs it; NULL: self-signed */
+	const char *same_name_as;	/* take that entry's subject (and so,
+					 * self-signed, its issuer) */
+};
+
+struct test_pki_entry {
+	const struct test_pki_spec *spec;
+	EVP_PKEY *key;
+	X509 *cert;
+};
+
+/* The set every test uses, in this order (issuers first). */
+enum {
+	TEST_PKI_TRUSTED,	/* RSA, valid, digitalSignature */
+	TEST_PKI_OTHER,		/* RSA, another key and name */
+	TEST_PKI_SAME_ID,	/* RSA, trusted's issuer and serial, another
+				 * key */
+	TEST_PKI_EXPIRED,	/* valid -9000 .. -8000 days */
+	TEST_PKI_FUTURE,	/* valid +3650 .. +7300 days */
+	TEST_PKI_USAGE,		/* keyUsage keyCertSign, EKU serverAuth */
+	TEST_PKI_EC,		/* valid, digitalSignature */
+	TEST_PKI_CA,		/* a CA ... */
+	TEST_PKI_LEAF,		/* ... and a certificate it issued */
+	/* (all but the first three have ECDSA P-256 keys: quick to make) */
+	TEST_PKI_COUNT,
+};
+
+struct test_pki {
+	struct test_pki_entry e[TEST_PKI_COUNT];
+};
+
+/* Make all of them (RSA keys of 2048 bits); false after printing why. */
+bool test_pki_make(struct test_pki *pki);
+void test_pki_free(struct test_pki *pki);
+
+/* The DER of a certificate (OPENSSL_free() it); its length in *len. */
+unsigned char *test_pki_der(X509 *cert, size_t *len);
+
+#endif /* VUBLK_TESTS_TEST_PKI_H */
