@@ -12,8 +12,11 @@
  * and an empty keyring can only be a mistake; vublk checks signatures
  * only when asked to (--trusted-cert, --signature, --require-signature),
  * so an embedded signature without a certificate is left unchecked and
- * the caller says so.
+ * the caller says so.  sig_explain() words every outcome once, for the
+ * daemon and the tool alike.
  */
+#include <stdio.h>
+
 #include "sig_private.h"
 
 int sig_check(const struct sig_policy *p, unsigned hash_alg,
@@ -34,4 +37,74 @@ int sig_check(const struct sig_policy *p, unsigned hash_alg,
 		       SIG_STATUS_UNCHECKED;
 	err = sig_verify(p->trust, hash_alg, digest, sig, len, res);
 	return err ? err : SIG_STATUS_VERIFIED;
+}
+
+/* What the kernel ignores about the certificate that signed. */
+static void signer_note(const struct sig_cert_info *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s",
+		 c->flags & SIG_CERT_EXPIRED ? ", which expired on " : "",
+		 c->flags & SIG_CERT_EXPIRED ? c->not_after : "",
+		 c->flags & SIG_CERT_NOT_YET_VALID ? ", which is valid only from " : "",
+		 c->flags & SIG_CERT_NOT_YET_VALID ? c->not_before : "",
+		 c->flags & SIG_CERT_USAGE ? ", whose key usage does not include signing" : "");
+}
+
+static enum sig_note explain_verified(const char *which,
+				      const struct sig_policy *p,
+				      const struct sig_result *res, char *buf,
+				      size_t len)
+{
+	const struct sig_cert_info *c = sig_trust_info(p->trust,
+						       (size_t)res->signer);
+	char note[3 * SIG_TEXT_SIZE];
+
+	signer_note(c, note, sizeof(note));
+	snprintf(buf, len, "%s verifies: signed by '%s'%s%s", which,
+		 c->subject, note,
+		 c->flags ? ": accepted, as the kernel accepts it (fs-verity checks neither certificate dates nor key usage)" :
+			    "");
+	return c->flags ? SIG_NOTE_WARNING : SIG_NOTE_INFO;
+}
+
+static enum sig_note explain_error(int ret, const char *which,
+				   const struct sig_policy *p,
+				   const struct sig_result *res, char *buf,
+				   size_t len)
+{
+	if (ret == SIG_E_REQUIRED)
+		snprintf(buf, len, "unsigned, and --require-signature was given: sign it (vublk-verity sign --embed) or give --signature=FILE");
+	else if (ret == SIG_E_NO_TRUST)
+		snprintf(buf, len, "%s can't be checked: no --trusted-cert given%s",
+			 which, p->require && !p->given ?
+				" (--require-signature needs one)" : "");
+	else
+		snprintf(buf, len, "%s is refused: %s%s%s", which,
+			 sig_strerror(ret), res->detail[0] ? ": " : "",
+			 res->detail);
+	return SIG_NOTE_ERROR;
+}
+
+enum sig_note sig_explain(int ret, const struct sig_policy *p,
+			  const struct sig_result *res, char *buf,
+			  size_t len)
+{
+	const char *which = p->given ? "the --signature file" :
+			    "the embedded signature";
+
+	buf[0] = '\0';
+	if (ret < 0)
+		return explain_error(ret, which, p, res, buf, len);
+	switch (ret) {
+	case SIG_STATUS_VERIFIED:
+		return explain_verified(which, p, res, buf, len);
+	case SIG_STATUS_UNCHECKED:
+		snprintf(buf, len, "it carries a signature, which is not checked: no --trusted-cert given");
+		return SIG_NOTE_WARNING;
+	default:	/* SIG_STATUS_UNSIGNED */
+		if (!sig_trust_count(p->trust))
+			return SIG_NOTE_NONE;
+		snprintf(buf, len, "unsigned, so --trusted-cert checks nothing: add --require-signature to refuse unsigned images");
+		return SIG_NOTE_WARNING;
+	}
 }

@@ -209,4 +209,25 @@ int sig_check(const struct sig_policy *p, unsigned hash_alg,
 	      const uint8_t *digest, const uint8_t *embedded,
 	      size_t embedded_len, struct sig_result *res);
 
+/* How the caller should show sig_explain()'s line. */
+enum sig_note {
+	SIG_NOTE_NONE,		/* nothing to say */
+	SIG_NOTE_INFO,		/* verified */
+	SIG_NOTE_WARNING,	/* accepted, but the user should know why */
+	SIG_NOTE_ERROR,		/* refused */
+};
+
+/*
+ * One line (no newline, no program prefix) about sig_check()'s outcome
+ * ret under policy p: which signature (the --signature one or the
+ * embedded one), what was found and, for a refusal, which check failed
+ * and what the kernel answers; for an accepted image what the kernel
+ * would not have checked either (an expired signer) or what the options
+ * did not check (an unsigned image with --trusted-cert, an embedded
+ * signature without it).  Returns how to show it.
+ */
+enum sig_note sig_explain(int ret, const struct sig_policy *p,
+			  const struct sig_result *res, char *buf,
+			  size_t len);
+
 #endif /* VUBLK_SIG_H */
