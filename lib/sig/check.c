@@ -16,8 +16,30 @@
  * daemon and the tool alike.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "sig_private.h"
+
+int sig_policy_add_cert(struct sig_policy *p, const char *path)
+{
+	int err = p->trust ? 0 : sig_trust_new(&p->trust);
+
+	return err ? err : sig_trust_add_file(p->trust, path);
+}
+
+int sig_policy_read_signature(struct sig_policy *p, const char *path)
+{
+	return sig_read_file(path, &p->given, &p->given_len);
+}
+
+void sig_policy_release(struct sig_policy *p)
+{
+	sig_trust_free(p->trust);
+	free(p->given);
+	p->trust = NULL;
+	p->given = NULL;
+	p->given_len = 0;
+}
 
 int sig_check(const struct sig_policy *p, unsigned hash_alg,
 	      const uint8_t *digest, const uint8_t *embedded,

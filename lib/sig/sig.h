@@ -178,14 +178,24 @@ int sig_read_file(const char *path, uint8_t **buf, size_t *len);
 /*
  * What the command line asked for (vublk add -t verity, vublk-verity
  * verify): --trusted-cert (trust; NULL or empty: none), --signature
- * (given, given_len; NULL: none) and --require-signature.
+ * (given, given_len; NULL: none) and --require-signature.  Zeroed is
+ * "nothing asked"; the two functions below fill it from the options'
+ * files and sig_policy_release() frees what they read.
  */
 struct sig_policy {
-	const struct sig_trust *trust;
-	const uint8_t *given;
+	struct sig_trust *trust;
+	uint8_t *given;
 	size_t given_len;
 	bool require;
 };
+
+/* --trusted-cert=path: sig_trust_add_file() into p->trust (made on first
+ * use); returns the certificate's index or an error as it does. */
+int sig_policy_add_cert(struct sig_policy *p, const char *path);
+/* --signature=path: sig_read_file() into p->given (the caller refuses a
+ * second one). */
+int sig_policy_read_signature(struct sig_policy *p, const char *path);
+void sig_policy_release(struct sig_policy *p);
 
 /* How an image that sig_check() accepted stands. */
 enum sig_status {

@@ -54,7 +54,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "usage: make_test_pki DIR\n");
 		return 2;
 	}
-	if (!test_pki_make(&pki))
+	if (!test_pki_make(&pki, TEST_PKI_ALL))
 		return 1;
 	for (int i = 0; i < TEST_PKI_COUNT; i++)
 		for (int j = 0; j < 3; j++)

@@ -109,13 +109,15 @@ static bool make_cert(struct test_pki_entry *e, const struct test_pki *pki,
 			 EVP_sha256()) > 0;
 }
 
-bool test_pki_make(struct test_pki *pki)
+bool test_pki_make(struct test_pki *pki, unsigned which)
 {
 	memset(pki, 0, sizeof(*pki));
 	for (int i = 0; i < TEST_PKI_COUNT; i++) {
 		struct test_pki_entry *e = &pki->e[i];
 
 		e->spec = &test_pki_specs[i];
+		if (!(which & (1u << i)))
+			continue;
 		e->key = make_key(e->spec->key_type);
 		e->cert = X509_new();
 		if (!e->key || !e->cert ||

@@ -388,7 +388,7 @@ static void test_policy(void)
 	CHECK_ERR(sig_check(&none, 1, digest_a, NULL, 0, &res),
 		  SIG_E_NO_TRUST, "given, no certificate");
 	/* A given signature is checked instead of the embedded one. */
-	p = (struct sig_policy){ .trust = trust, .given = (const uint8_t *)"x",
+	p = (struct sig_policy){ .trust = trust, .given = (uint8_t *)"x",
 				 .given_len = 1 };
 	CHECK_ERR(sig_check(&p, 1, digest_a, sig, len, &res), SIG_E_MALFORMED,
 		  "bad given, good embedded");
@@ -459,7 +459,8 @@ static bool setup(void)
 		digest_a[i] = (uint8_t)(i * 7 + 1);
 		digest_b[i] = (uint8_t)(i * 7 + 2);
 	}
-	if (!mkdtemp(dir) || !test_pki_make(&pki) || sig_trust_new(&trust))
+	if (!mkdtemp(dir) || !test_pki_make(&pki, TEST_PKI_ALL) ||
+	    sig_trust_new(&trust))
 		return false;
 	for (size_t i = 0; i < sizeof(trusted) / sizeof(trusted[0]); i++) {
 		der = test_pki_der(pki.e[trusted[i]].cert, &len);

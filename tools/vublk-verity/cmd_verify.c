@@ -56,10 +56,8 @@ struct verify_options {
 	unsigned digest_alg;
 	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
 	bool verbose;
-	struct sig_trust *trust;	/* --trusted-cert, each loaded */
-	uint8_t *signature;		/* --signature, read */
-	size_t signature_len;
-	bool require_signature;
+	struct sig_policy sig;		/* --trusted-cert, --signature,
+					 * --require-signature */
 };
 
 /* One pass over the data of an image. */
@@ -89,10 +87,8 @@ static bool parse_expected_digest(const char *arg, struct verify_options *o)
 /* --trusted-cert=FILE: one certificate, PEM or DER, loaded now. */
 static bool add_trusted_cert(struct verify_options *o, const char *arg)
 {
-	int err = o->trust ? 0 : sig_trust_new(&o->trust);
+	int err = sig_policy_add_cert(&o->sig, arg);
 
-	if (!err)
-		err = sig_trust_add_file(o->trust, arg);
 	if (err >= 0)
 		return true;
 	vv_usage_error("invalid --trusted-cert '%s': %s", arg,
@@ -105,9 +101,9 @@ static bool read_signature(struct verify_options *o, const char *arg)
 {
 	int err;
 
-	if (!vv_option_once(o->signature != NULL, "--signature"))
+	if (!vv_option_once(o->sig.given != NULL, "--signature"))
 		return false;
-	err = sig_read_file(arg, &o->signature, &o->signature_len);
+	err = sig_policy_read_signature(&o->sig, arg);
 	if (!err)
 		return true;
 	vv_usage_error("invalid --signature '%s': %s", arg, sig_strerror(err));
@@ -128,7 +124,7 @@ static bool parse_verify_option(int c, const char *arg, void *ctx)
 	case OPT_SIGNATURE:
 		return read_signature(o, arg);
 	case OPT_REQUIRE_SIGNATURE:
-		o->require_signature = true;
+		o->sig.require = true;
 		return true;
 	default:	/* OPT_DIGEST */
 		if (!vv_option_once(o->digest_set, "--digest"))
@@ -145,19 +141,13 @@ static int check_signature(const struct verify_options *o, const char *name,
 			   const struct f2fslayout_image *img,
 			   const uint8_t *digest)
 {
-	const struct sig_policy p = {
-		.trust = o->trust,
-		.given = o->signature,
-		.given_len = o->signature_len,
-		.require = o->require_signature,
-	};
 	struct sig_result res;
 	char line[1024];
 	int ret;
 
-	ret = sig_check(&p, img->params.hash_alg, digest,
+	ret = sig_check(&o->sig, img->params.hash_alg, digest,
 			img->desc + MERKLE_DESCRIPTOR_SIZE, img->sig_size, &res);
-	switch (sig_explain(ret, &p, &res, line, sizeof(line))) {
+	switch (sig_explain(ret, &o->sig, &res, line, sizeof(line))) {
 	case SIG_NOTE_ERROR:
 		vv_error("'%s': %s", name, line);
 		return ret == SIG_E_NO_TRUST ? VV_EXIT_USAGE : VV_EXIT_FAILURE;
@@ -390,7 +380,6 @@ int vv_cmd_verify(int argc, char *argv[])
 					argc);
 	else
 		status = verify_image(&o, argv[0]);
-	sig_trust_free(o.trust);
-	free(o.signature);
+	sig_policy_release(&o.sig);
 	return status;
 }
