@@ -6,32 +6,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/cms.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
 #include "test_pki.h"
 
+#define SIGNER_USAGE "critical,digitalSignature"
+
 static const struct test_pki_spec test_pki_specs[TEST_PKI_COUNT] = {
-	[TEST_PKI_TRUSTED] = { "trusted", EVP_PKEY_RSA, 0x1001, -1, 3650,
-			       "critical,digitalSignature", NULL },
-	[TEST_PKI_OTHER] = { "other", EVP_PKEY_RSA, 0x1002, -1, 3650,
-			     "critical,digitalSignature", NULL },
-	[TEST_PKI_SAME_ID] = { "same-id", EVP_PKEY_RSA, 0x1001, -1, 3650,
-			       "critical,digitalSignature", NULL,
+	[TEST_PKI_TRUSTED] = { .name = "trusted", .key_type = EVP_PKEY_RSA,
+			       .serial = 0x1001, .not_before_days = -1,
+			       .not_after_days = 3650,
+			       .key_usage = SIGNER_USAGE },
+	[TEST_PKI_OTHER] = { .name = "other", .key_type = EVP_PKEY_RSA,
+			     .serial = 0x1002, .not_before_days = -1,
+			     .not_after_days = 3650,
+			     .key_usage = SIGNER_USAGE },
+	[TEST_PKI_SAME_ID] = { .name = "same-id", .key_type = EVP_PKEY_RSA,
+			       .serial = 0x1001, .not_before_days = -1,
+			       .not_after_days = 3650,
+			       .key_usage = SIGNER_USAGE,
 			       .same_name_as = "trusted" },
-	[TEST_PKI_EXPIRED] = { "expired", EVP_PKEY_EC, 0x1003, -9000, -8000,
-			       "critical,digitalSignature", NULL },
-	[TEST_PKI_FUTURE] = { "future", EVP_PKEY_EC, 0x1004, 3650, 7300,
-			      "critical,digitalSignature", NULL },
-	[TEST_PKI_USAGE] = { "usage", EVP_PKEY_EC, 0x1005, -1, 3650,
-			     "critical,keyCertSign", "serverAuth" },
-	[TEST_PKI_EC] = { "ec", EVP_PKEY_EC, 0x1006, -1, 3650,
-			  "critical,digitalSignature", NULL },
-	[TEST_PKI_CA] = { "ca", EVP_PKEY_EC, 0x1007, -1, 3650,
-			  "critical,keyCertSign", NULL, .ca = true },
-	[TEST_PKI_LEAF] = { "leaf", EVP_PKEY_EC, 0x1008, -1, 3650,
-			    "critical,digitalSignature", NULL,
-			    .issuer = "ca" },
+	[TEST_PKI_EXPIRED] = { .name = "expired", .key_type = EVP_PKEY_EC,
+			       .serial = 0x1003, .not_before_days = -9000,
+			       .not_after_days = -8000,
+			       .key_usage = SIGNER_USAGE },
+	[TEST_PKI_FUTURE] = { .name = "future", .key_type = EVP_PKEY_EC,
+			      .serial = 0x1004, .not_before_days = 3650,
+			      .not_after_days = 7300,
+			      .key_usage = SIGNER_USAGE },
+	[TEST_PKI_USAGE] = { .name = "usage", .key_type = EVP_PKEY_EC,
+			     .serial = 0x1005, .not_before_days = -1,
+			     .not_after_days = 3650,
+			     .key_usage = "critical,keyCertSign",
+			     .ext_key_usage = "serverAuth" },
+	[TEST_PKI_EC] = { .name = "ec", .key_type = EVP_PKEY_EC,
+			  .serial = 0x1006, .not_before_days = -1,
+			  .not_after_days = 3650, .key_usage = SIGNER_USAGE },
+	[TEST_PKI_CA] = { .name = "ca", .key_type = EVP_PKEY_EC,
+			  .serial = 0x1007, .not_before_days = -1,
+			  .not_after_days = 3650,
+			  .key_usage = "critical,keyCertSign", .ca = true },
+	[TEST_PKI_LEAF] = { .name = "leaf", .key_type = EVP_PKEY_EC,
+			    .serial = 0x1008, .not_before_days = -1,
+			    .not_after_days = 3650,
+			    .key_usage = SIGNER_USAGE, .issuer = "ca" },
 };
 
 static EVP_PKEY *make_key(int type)
@@ -150,4 +170,32 @@ unsigned char *test_pki_der(X509 *cert, size_t *len)
 
 	*len = n > 0 ? (size_t)n : 0;
 	return n > 0 ? der : NULL;
+}
+
+int test_pki_sign(const struct test_pki_cms *s, const void *data,
+		  size_t len, unsigned char **der)
+{
+	unsigned base = CMS_BINARY | CMS_PARTIAL | s->flags;
+	const EVP_MD *md = s->md ? s->md : EVP_sha256();
+	CMS_ContentInfo *cms = CMS_sign(NULL, NULL, NULL, NULL, base);
+	BIO *bio = BIO_new_mem_buf(data, (int)len);
+	bool ok = cms && bio;
+	int n = -1;
+
+	*der = NULL;
+	if (ok && s->content_nid)
+		ok = CMS_set1_eContentType(cms, OBJ_nid2obj(s->content_nid));
+	for (int i = 0; ok && i < 2 && s->signers[i]; i++)
+		ok = CMS_add1_signer(cms, s->signers[i]->cert,
+				     s->signers[i]->key, md,
+				     i ? (s->flags2 | CMS_BINARY) : base) != NULL;
+	if (ok && s->carry)
+		ok = CMS_add1_cert(cms, s->carry);
+	if (ok && CMS_final(cms, bio, NULL, base))
+		n = i2d_CMS_ContentInfo(cms, der);
+	if (n <= 0)
+		ERR_print_errors_fp(stderr);
+	CMS_ContentInfo_free(cms);
+	BIO_free(bio);
+	return n > 0 ? n : -1;
 }

@@ -67,6 +67,24 @@ struct test_pki {
 bool test_pki_make(struct test_pki *pki, unsigned which);
 void test_pki_free(struct test_pki *pki);
 
+/*
+ * A CMS (PKCS#7) signature of data by signers[0] (and signers[1] if not
+ * NULL), with CMS_BINARY and the CMS_* flags given (flags2: the second
+ * signer's); content_nid other than 0 sets the signed content type;
+ * carry adds a certificate.  Returns its DER length and sets *der
+ * (OPENSSL_free() it), or -1 after printing OpenSSL's errors.
+ */
+struct test_pki_cms {
+	const struct test_pki_entry *signers[2];
+	const EVP_MD *md;		/* NULL: SHA-256 */
+	unsigned flags, flags2;
+	int content_nid;
+	X509 *carry;
+};
+
+int test_pki_sign(const struct test_pki_cms *s, const void *data,
+		  size_t len, unsigned char **der);
+
 /* The DER of a certificate (OPENSSL_free() it); its length in *len. */
 unsigned char *test_pki_der(X509 *cert, size_t *len);
 

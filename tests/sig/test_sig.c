@@ -50,16 +50,10 @@ static uint8_t digest_a[64], digest_b[64];
 
 #define E(i) (&pki.e[TEST_PKI_##i])
 
-/* A detached signature of formatted digest (alg, digest) by the signers,
- * with CMS flags; content_nid other than NID_pkcs7_data changes the
- * content type; carry adds a certificate.  DER, OPENSSL_free() it. */
+/* A signature of formatted digest (alg, digest; default: SHA-256,
+ * digest_a) made as cms says. */
 struct cms_spec {
-	const struct test_pki_entry *signers[2];
-	const EVP_MD *md;
-	unsigned flags;
-	unsigned flags2;		/* the second signer's, if any */
-	int content_nid;
-	X509 *carry;
+	struct test_pki_cms cms;
 	const uint8_t *digest;
 	unsigned alg;
 };
@@ -70,32 +64,13 @@ static unsigned char *make_cms(const struct cms_spec *s, size_t *len)
 	int flen = merkle_formatted_digest(s->alg ? s->alg : MERKLE_HASH_SHA256,
 					   s->digest ? s->digest : digest_a,
 					   formatted);
-	unsigned base = CMS_BINARY | CMS_PARTIAL | s->flags;
-	const EVP_MD *md = s->md ? s->md : EVP_sha256();
-	CMS_ContentInfo *cms = CMS_sign(NULL, NULL, NULL, NULL, base);
-	BIO *bio = BIO_new_mem_buf(formatted, flen);
-	unsigned char *der = NULL;
-	int n = -1;
+	unsigned char *der;
+	int n = test_pki_sign(&s->cms, formatted, (size_t)flen, &der);
 
-	if (cms && s->content_nid)
-		CMS_set1_eContentType(cms, OBJ_nid2obj(s->content_nid));
-	for (int i = 0; cms && i < 2 && s->signers[i]; i++)
-		if (!CMS_add1_signer(cms, s->signers[i]->cert,
-				     s->signers[i]->key, md,
-				     i ? (s->flags2 | CMS_BINARY) : base))
-			goto out;
-	if (cms && s->carry)
-		CMS_add1_cert(cms, s->carry);
-	if (cms && bio && CMS_final(cms, bio, NULL, base))
-		n = i2d_CMS_ContentInfo(cms, &der);
-out:
-	if (n <= 0) {
-		fprintf(stderr, "make_cms failed:\n");
-		ERR_print_errors_fp(stderr);
+	if (n < 0) {
+		fprintf(stderr, "make_cms failed\n");
 		exit(1);
 	}
-	CMS_ContentInfo_free(cms);
-	BIO_free(bio);
 	*len = (size_t)n;
 	return der;
 }
@@ -172,7 +147,8 @@ static void test_sign_and_verify(void)
  * after it are ignored, as the kernel's ASN.1 decoder ignores them. */
 static void test_malformed(void)
 {
-	struct cms_spec s = { .signers = { E(TRUSTED) }, .flags = FSVERITY_FORM };
+	struct cms_spec s = { .cms.signers = { E(TRUSTED) },
+			      .cms.flags = FSVERITY_FORM };
 	struct sig_result res;
 	size_t len, bad = 0;
 	unsigned char *der = make_cms(&s, &len);
@@ -199,36 +175,38 @@ static void test_malformed(void)
 static void test_trust(void)
 {
 	struct sig_result res;
-	struct cms_spec s = { .flags = FSVERITY_FORM };
+	struct cms_spec s = { .cms.flags = FSVERITY_FORM };
 
-	s.signers[0] = E(OTHER);
+	s.cms.signers[0] = E(OTHER);
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_UNTRUSTED, "other key");
 	CHECK(strstr(res.detail, "vublk test other") != NULL, "detail '%s'",
 	      res.detail);
 	/* Its issuer and serial are the trusted certificate's: found, and
 	 * its key refuses (EKEYREJECTED, not ENOKEY). */
-	s.signers[0] = E(SAME_ID);
+	s.cms.signers[0] = E(SAME_ID);
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_BAD_SIGNATURE, "same id");
 	/* Untrusted signers are passed over; a failing trusted one refuses
 	 * the whole signature (pkcs7_validate_trust()). */
-	s.signers[0] = E(OTHER);
-	s.signers[1] = E(TRUSTED);
-	s.flags2 = CMS_NOATTR | CMS_NOCERTS;
+	s.cms.signers[0] = E(OTHER);
+	s.cms.signers[1] = E(TRUSTED);
+	s.cms.flags2 = CMS_NOATTR | CMS_NOCERTS;
 	CHECK_ERR(verify_cms(&s, &res), 0, "other + trusted");
 	CHECK(res.signer == 0, "signer %d", res.signer);
-	s.signers[0] = E(SAME_ID);
+	s.cms.signers[0] = E(SAME_ID);
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_BAD_SIGNATURE,
 		  "same id + trusted");
 	/* Named by subject key identifier (CMS, SignerInfo version 3). */
-	s = (struct cms_spec){ .signers = { E(TRUSTED) },
-			       .flags = FSVERITY_FORM | CMS_USE_KEYID };
+	s = (struct cms_spec){ .cms.signers = { E(TRUSTED) },
+			       .cms.flags = FSVERITY_FORM | CMS_USE_KEYID };
 	CHECK_ERR(verify_cms(&s, &res), 0, "key identifier");
 	/* No chain: a leaf carried in the signature, issued by a trusted CA,
 	 * is not trusted (the kernel would; docs/SECURITY.md). */
-	s = (struct cms_spec){ .signers = { E(LEAF) }, .flags = CMS_DETACHED | CMS_NOATTR };
+	s = (struct cms_spec){ .cms.signers = { E(LEAF) },
+			       .cms.flags = CMS_DETACHED | CMS_NOATTR };
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_UNTRUSTED, "leaf of a trusted CA");
 	/* Expired and not-yet-valid certificates verify, as in the kernel. */
-	s = (struct cms_spec){ .signers = { E(EXPIRED) }, .flags = FSVERITY_FORM };
+	s = (struct cms_spec){ .cms.signers = { E(EXPIRED) },
+			       .cms.flags = FSVERITY_FORM };
 	CHECK_ERR(verify_cms(&s, &res), 0, "expired");
 	CHECK(res.signer == 1, "signer %d", res.signer);
 	CHECK_ERR(sig_verify(NULL, MERKLE_HASH_SHA256, digest_a, "", 0, &res),
@@ -237,29 +215,29 @@ static void test_trust(void)
 
 static void test_forms(void)
 {
-	struct cms_spec s = { .signers = { E(TRUSTED) } };
+	struct cms_spec s = { .cms.signers = { E(TRUSTED) } };
 	struct sig_result res;
 
-	s.flags = CMS_NOATTR | CMS_NOCERTS;
+	s.cms.flags = CMS_NOATTR | CMS_NOCERTS;
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_NOT_DETACHED, "not detached");
-	s.flags = FSVERITY_FORM;
-	s.content_nid = NID_id_smime_ct_TSTInfo;
+	s.cms.flags = FSVERITY_FORM;
+	s.cms.content_nid = NID_id_smime_ct_TSTInfo;
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_CONTENT_TYPE, "content type");
-	s.content_nid = 0;
-	s.md = EVP_md5();
+	s.cms.content_nid = 0;
+	s.cms.md = EVP_md5();
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_ALGORITHM, "MD5");
-	s.md = EVP_sha1();
+	s.cms.md = EVP_sha1();
 	CHECK_ERR(verify_cms(&s, &res), 0, "SHA-1 (the kernel takes it)");
-	s.md = EVP_sha512();
+	s.cms.md = EVP_sha512();
 	CHECK_ERR(verify_cms(&s, &res), 0, "SHA-512 over a SHA-256 digest");
 	/* The signer's certificate carried: verified with it too. */
-	s.md = NULL;
-	s.flags = CMS_DETACHED | CMS_NOATTR;
+	s.cms.md = NULL;
+	s.cms.flags = CMS_DETACHED | CMS_NOATTR;
 	CHECK_ERR(verify_cms(&s, &res), 0, "certificate carried");
 	/* A carried certificate with the signer's issuer and serial but
 	 * another key: the kernel verifies with it first and refuses. */
-	s.flags = FSVERITY_FORM;
-	s.carry = E(SAME_ID)->cert;
+	s.cms.flags = FSVERITY_FORM;
+	s.cms.carry = E(SAME_ID)->cert;
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_CARRIED_CERT,
 		  "wrong certificate carried");
 }
@@ -267,28 +245,28 @@ static void test_forms(void)
 /* Signed attributes, as pkcs7_parser.c and pkcs7_verify.c take them. */
 static void test_attributes(void)
 {
-	struct cms_spec s = { .signers = { E(TRUSTED) }, .flags = CMS_DETACHED |
-							CMS_NOCERTS };
+	struct cms_spec s = { .cms.signers = { E(TRUSTED) },
+			      .cms.flags = CMS_DETACHED | CMS_NOCERTS };
 	struct sig_result res;
 
 	/* OpenSSL's default adds S/MIME capabilities: EKEYREJECTED. */
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_ATTRIBUTES, "S/MIME caps");
-	s.flags |= CMS_NOSMIMECAP;
+	s.cms.flags |= CMS_NOSMIMECAP;
 	CHECK_ERR(verify_cms(&s, &res), 0, "contentType, signingTime, digest");
 	s.digest = digest_b;
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_MESSAGE_DIGEST,
 		  "messageDigest of another digest");
 	s.digest = NULL;
 	/* signingTime is checked against a carried certificate only. */
-	s.signers[0] = E(EXPIRED);
+	s.cms.signers[0] = E(EXPIRED);
 	CHECK_ERR(verify_cms(&s, &res), 0, "expired, not carried");
-	s.flags &= ~CMS_NOCERTS;
+	s.cms.flags &= ~CMS_NOCERTS;
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_SIGNING_TIME, "expired, carried");
-	s.signers[0] = E(TRUSTED);
+	s.cms.signers[0] = E(TRUSTED);
 	CHECK_ERR(verify_cms(&s, &res), 0, "valid, carried");
 	/* All signers with attributes, or none (pkcs7_check_authattrs()). */
-	s.signers[1] = E(EXPIRED);
-	s.flags2 = CMS_NOATTR;
+	s.cms.signers[1] = E(EXPIRED);
+	s.cms.flags2 = CMS_NOATTR;
 	CHECK_ERR(verify_cms(&s, &res), SIG_E_ATTRIBUTES, "inconsistent");
 }
 
@@ -363,7 +341,8 @@ static void test_certificate_flags(void)
 /* sig_check(): which signature, and what when there is none. */
 static void test_policy(void)
 {
-	struct cms_spec s = { .signers = { E(TRUSTED) }, .flags = FSVERITY_FORM };
+	struct cms_spec s = { .cms.signers = { E(TRUSTED) },
+			      .cms.flags = FSVERITY_FORM };
 	struct sig_policy none = { 0 }, p;
 	struct sig_result res;
 	size_t len;
