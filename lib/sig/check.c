@@ -95,7 +95,7 @@ static enum sig_note explain_error(int ret, const char *which,
 				   size_t len)
 {
 	if (ret == SIG_E_REQUIRED)
-		snprintf(buf, len, "unsigned, and --require-signature was given: sign it (vublk-verity sign --embed) or give --signature=FILE");
+		snprintf(buf, len, "unsigned, and --require-signature was given (the kernel: EPERM with require_signatures=1): sign it (vublk-verity sign --embed) or give --signature=FILE");
 	else if (ret == SIG_E_NO_TRUST)
 		snprintf(buf, len, "%s can't be checked: no --trusted-cert given%s",
 			 which, p->require && !p->given ?
