@@ -8,6 +8,7 @@
 
 #include <openssl/cms.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
 #include "test_pki.h"
@@ -54,9 +55,20 @@ static const struct test_pki_spec test_pki_specs[TEST_PKI_COUNT] = {
 			    .key_usage = SIGNER_USAGE, .issuer = "ca" },
 };
 
-static EVP_PKEY *make_key(int type)
+/* Entry i's key: one of the fixed RSA keys, or a new ECDSA key. */
+static EVP_PKEY *make_key(int i)
 {
-	return type == EVP_PKEY_EC ? EVP_EC_gen("P-256") : EVP_RSA_gen(2048);
+	BIO *bio;
+	EVP_PKEY *key;
+
+	if (test_pki_specs[i].key_type == EVP_PKEY_EC)
+		return EVP_EC_gen("P-256");
+	if (i >= TEST_PKI_RSA_KEYS)
+		return NULL;
+	bio = BIO_new_mem_buf(test_pki_rsa_keys[i], -1);
+	key = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+	BIO_free(bio);
+	return key;
 }
 
 static const struct test_pki_entry *find(const struct test_pki *pki,
@@ -138,7 +150,7 @@ bool test_pki_make(struct test_pki *pki, unsigned which)
 		e->spec = &test_pki_specs[i];
 		if (!(which & (1u << i)))
 			continue;
-		e->key = make_key(e->spec->key_type);
+		e->key = make_key(i);
 		e->cert = X509_new();
 		if (!e->key || !e->cert ||
 		    !make_cert(e, pki, e->spec->issuer ?

@@ -48,7 +48,8 @@ enum {
 	TEST_PKI_EC,		/* valid, digitalSignature */
 	TEST_PKI_CA,		/* a CA ... */
 	TEST_PKI_LEAF,		/* ... and a certificate it issued */
-	/* (all but the first three have ECDSA P-256 keys: quick to make) */
+	/* (the first three have the fixed 2048-bit RSA keys of
+	 * test_pki_keys.c, the others new ECDSA P-256 keys) */
 	TEST_PKI_COUNT,
 };
 
@@ -56,13 +57,16 @@ struct test_pki {
 	struct test_pki_entry e[TEST_PKI_COUNT];
 };
 
+/* The PEM keys of TRUSTED, OTHER and SAME_ID (test_pki_keys.c). */
+#define TEST_PKI_RSA_KEYS 3
+extern const char *const test_pki_rsa_keys[TEST_PKI_RSA_KEYS];
+
 /* A set of entries to make: 1 << TEST_PKI_* each. */
 #define TEST_PKI_ALL ((1u << TEST_PKI_COUNT) - 1)
 
 /*
- * Make the entries of which (RSA keys of 2048 bits: about a second each
- * under valgrind), an issuer with what it issues; the others stay NULL.
- * False after printing why.
+ * Make the entries of which (an issuer with what it issues); the others
+ * stay NULL.  False after printing why.
  */
 bool test_pki_make(struct test_pki *pki, unsigned which);
 void test_pki_free(struct test_pki *pki);
