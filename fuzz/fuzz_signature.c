@@ -5,9 +5,10 @@
  * What an attacker who can write the image controls: the bytes stored
  * after the descriptor as its signature (sig_verify(), sig_check()), and,
  * for whoever is handed a bad file, what --trusted-cert reads
- * (sig_trust_add()).  The keys are the fuzzer's own, made once at start
- * (tests/sig/test_pki.c): a trusted RSA and a trusted ECDSA certificate,
- * and an untrusted ECDSA one.
+ * (sig_trust_add()).  The keys and certificates are tests/sig/test_pki.c's,
+ * made once at start (its RSA keys are fixed, its ECDSA keys new): a
+ * trusted RSA and a trusted ECDSA certificate, and an untrusted ECDSA
+ * one.
  *
  * Input:
  *   0      mode, low 2 bits:
