@@ -49,6 +49,7 @@ enum add_opt {
 	ADD_OPT_READ_ONLY = 1,
 	ADD_OPT_FOREGROUND,
 	ADD_OPT_RECOVERY,
+	ADD_OPT_ZERO_COPY,
 };
 
 /* --recovery=MODE and what each asks of the driver at ADD_DEV. */
@@ -96,6 +97,22 @@ static int add_parse_recovery(const char *arg, uint64_t *flags)
 	return -EINVAL;
 }
 
+static int add_parse_zero_copy(const char *arg, enum vublk_zero_copy *mode)
+{
+	if (!strcmp(arg, "auto"))
+		*mode = VUBLK_ZERO_COPY_AUTO;
+	else if (!strcmp(arg, "on"))
+		*mode = VUBLK_ZERO_COPY_ON;
+	else if (!strcmp(arg, "off"))
+		*mode = VUBLK_ZERO_COPY_OFF;
+	else {
+		vublk_error("add: bad --zero-copy value '%s': expected auto, on or off",
+			    arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct add_args {
 	const struct vublk_tgt_ops *ops;
 	struct vublk_tgt tgt;
@@ -106,6 +123,7 @@ struct add_args {
 	unsigned depth;
 	bool foreground;
 	uint64_t recovery_flags;	/* UBLK_F_USER_RECOVERY* */
+	enum vublk_zero_copy zero_copy;
 	char target_args[1024];
 	/* `vublk recover`: the device to take over and its log. */
 	bool recover;
@@ -118,6 +136,7 @@ struct add_report {
 	const struct add_args *args;
 	char log_path[PATH_MAX];	/* "" in the foreground */
 	char stats_path[PATH_MAX];	/* set once the id is known */
+	char control_path[PATH_MAX];	/* likewise */
 	unsigned dev_id;
 	uint64_t token;			/* the device's (server.h) */
 	bool live;
@@ -132,6 +151,7 @@ static const struct option add_core_options[] = {
 	{ "read-only", no_argument, NULL, ADD_OPT_READ_ONLY },
 	{ "foreground", no_argument, NULL, ADD_OPT_FOREGROUND },
 	{ "recovery", optional_argument, NULL, ADD_OPT_RECOVERY },
+	{ "zero-copy", required_argument, NULL, ADD_OPT_ZERO_COPY },
 	{ "help", no_argument, NULL, 'h' },
 };
 #define ADD_NR_CORE_OPTIONS (sizeof(add_core_options) / sizeof(add_core_options[0]))
@@ -257,6 +277,8 @@ static int add_parse_one(struct add_args *a, int c, const char *arg,
 			return 0;
 		}
 		return add_parse_recovery(arg, &a->recovery_flags);
+	case ADD_OPT_ZERO_COPY:
+		return add_parse_zero_copy(arg, &a->zero_copy);
 	default:
 		if (c < 256 || !a->ops->parse_opt)
 			return -EINVAL;
@@ -387,6 +409,8 @@ static void add_on_added(void *ctx, unsigned dev_id, uint64_t token)
 	r->token = token;
 	vublk_run_path(r->stats_path, sizeof(r->stats_path), dev_id,
 		       ".stats.json");
+	vublk_run_path(r->control_path, sizeof(r->control_path), dev_id,
+		       ".ctl");
 	snprintf(text, sizeof(text), "%u %016" PRIx64, dev_id, token);
 	add_report_line(r, "ID", text);
 	if (!r->log_path[0])
@@ -445,17 +469,21 @@ static int add_run_server(struct add_args *a, struct add_report *r)
 		.queue_depth = a->depth,
 		.max_io_bytes = ADD_MAX_IO_BYTES,
 		.recovery_flags = a->recovery_flags,
+		.zero_copy = a->zero_copy,
 		.recover = a->recover,
 		.on_added = add_on_added,
 		.on_live = add_on_live,
 		.report_ctx = r,
 		.stats_path = r->stats_path,
+		.control_path = r->control_path,
 	};
 	int ret;
 
 	ret = vublk_server_run(&cfg);
 	if (r->fd >= 0)
 		close(r->fd);
+	if (ret == VUBLK_SERVER_QUIESCED)
+		return 0;	/* the state file is the next server's */
 	if (r->live)
 		vublk_state_remove(r->dev_id);
 	else if (r->log_path[0] && !a->recover)

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -65,6 +66,18 @@ void vublk_state_remove(unsigned id);
  */
 int vublk_known_ids(unsigned **ids);
 
+/*
+ * options.c: parse a subcommand's options with getopt_long (shortopts
+ * starting with ':'); one(ctx, opt, optarg) takes each, returning 0 or
+ * -EINVAL after its own line.  An unknown option, a missing value or an
+ * argument left over gets one line "CMD: ... (USAGE)".  0 or -EINVAL.
+ */
+int vublk_cli_options(const char *cmd, const char *usage, int argc,
+		      char **argv, const char *shortopts,
+		      const struct option *opts,
+		      int (*one)(void *ctx, int opt, const char *arg),
+		      void *ctx);
+
 /* Write s as a JSON string, quoted and escaped. */
 void vublk_json_string(FILE *f, const char *s);
 /*
@@ -76,6 +89,8 @@ void vublk_json_string(FILE *f, const char *s);
  */
 int vublk_server_open(pid_t pid, unsigned dev_id, uint64_t start);
 bool vublk_server_running(pid_t pid, unsigned dev_id, uint64_t start);
+/* Whether pidfd's process exits within timeout_ms (0: has it exited). */
+bool vublk_pidfd_wait(int pidfd, int timeout_ms);
 /* The start time of pid (clock ticks since boot), 0 if none: recorded in
  * the state file with the pid. */
 uint64_t vublk_proc_start_time(pid_t pid);
@@ -109,6 +124,18 @@ const char *vublk_recovery_name(uint64_t flags);
 int vublk_split_target_args(char *args, char **argv, int max);
 int vublk_cmd_del(int argc, char **argv);
 int vublk_cmd_list(int argc, char **argv);
+int vublk_cmd_features(int argc, char **argv);
+int vublk_cmd_update_size(int argc, char **argv);
+/*
+ * request.c: send req to device id's running server (its control socket,
+ * daemon/core/control.c) and read its answer, "OK ..." or "ERR ...", into
+ * reply.  0, or -errno when the server could not be asked (-ENOENT,
+ * -ECONNREFUSED: none runs).
+ */
+int vublk_server_request(unsigned id, const char *req, char *reply,
+			 size_t len);
+/* The names of the UBLK_F_* flags set in mask, "a,b,c", into buf. */
+void vublk_feature_names(uint64_t mask, char *buf, size_t len);
 
 /* usage.c: `vublk help` and `vublk TYPE --help`. */
 void vublk_usage(FILE *f);

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * del.c - `vublk del -n ID` / `vublk del -a`.
+ * del.c - `vublk del -n ID` / `vublk del -a` [--safe].
  *
  * A running server is asked to stop with SIGTERM: it stops the device,
  * finishes its in-flight I/O, deletes the device and exits; we wait for
  * that, bounded.  A device whose server is gone (killed) is still in the
  * kernel until someone sends DEL_DEV: we send STOP_DEV and DEL_DEV
  * ourselves, as ublksrv's `ublk del` does for a dead daemon.
+ *
+ * `vublk del --safe` stops nothing that is open (mounted, held by another
+ * device, or open in a program): a running server is asked to stop
+ * through its control socket (core/control.c: TRY_STOP_DEV, or a check
+ * of the device's openers before STOP_DEV on kernels before 7.0); for a
+ * device without a server we ask the kernel the same way ourselves.
  *
  * Only what is ours is touched (identity.c): the server is signalled
  * through a pidfd on the process identified as the device's vublk server
@@ -15,8 +21,6 @@
  * deleted it, the kernel may have given the id to a new device).
  */
 #include <errno.h>
-#include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,20 +107,51 @@ static void del_signal(struct del_target *d)
 			    d->id, (int)d->pid, strerror(errno));
 }
 
+/* --safe: 0 if the device is stopped (or has nothing to stop), -errno
+ * after one line if it is in use or the stop failed. */
+static int del_stop_safe(struct ublk_ctrl *c, struct del_target *d)
+{
+	char reply[512];
+	int ret;
+
+	if (d->pidfd >= 0) {
+		ret = vublk_server_request(d->id, "stop safe", reply,
+					   sizeof(reply));
+		if (ret < 0) {
+			vublk_error("device %u: cannot ask server pid %d to stop safely (%s): is it a vublk of another version? (vublk del without --safe stops it)",
+				    d->id, (int)d->pid, strerror(-ret));
+			return ret;
+		}
+		if (strncmp(reply, "OK", 2)) {
+			vublk_error("device %u: %s", d->id,
+				    strncmp(reply, "ERR ", 4) ? reply : reply + 4);
+			return -EBUSY;
+		}
+		return 0;
+	}
+	if (!d->in_kernel || d->info.state == UBLK_S_DEV_DEAD)
+		return 0;
+	ret = ublk_ctrl_try_stop_dev(c, d->id);
+	if (ret == -EBUSY)
+		vublk_error("device %u is open (mounted, or used by a program or another device): not deleted; close it first, or vublk del without --safe",
+			    d->id);
+	else if (ret < 0 && ret != -ETIMEDOUT)
+		vublk_error("device %u: stopping it failed: %s", d->id,
+			    strerror(-ret));
+	return ret;
+}
+
 /* Wait, bounded, for the signalled server to exit. */
 static int del_wait_server(struct del_target *d)
 {
-	struct pollfd pfd = { .fd = d->pidfd, .events = POLLIN };
-	int ret;
+	bool exited;
 
 	if (d->pidfd < 0)
 		return 0;
-	do
-		ret = poll(&pfd, 1, DEL_SERVER_WAIT_MS);
-	while (ret < 0 && errno == EINTR);
+	exited = vublk_pidfd_wait(d->pidfd, DEL_SERVER_WAIT_MS);
 	close(d->pidfd);
 	d->pidfd = -1;
-	if (ret > 0)
+	if (exited)
 		return 0;
 	vublk_error("device %u: server pid %d did not stop within %d s (see its log; kill -9 %d, then vublk del -n %u)",
 		    d->id, (int)d->pid, DEL_SERVER_WAIT_MS / 1000, (int)d->pid,
@@ -151,7 +186,8 @@ static int del_remove(struct ublk_ctrl *c, struct del_target *d)
 /* Stop and delete the probed devices: every server is signalled before
  * any is waited for, so that `del -a` stops them together.  Returns the
  * number of failures. */
-static int del_devices(struct ublk_ctrl *c, struct del_target *d, int n)
+static int del_devices(struct ublk_ctrl *c, struct del_target *d, int n,
+			bool safe)
 {
 	int failed = 0;
 
@@ -160,6 +196,8 @@ static int del_devices(struct ublk_ctrl *c, struct del_target *d, int n)
 		if (d[i].refused)
 			vublk_error("device %u is served by pid %d, which is not its vublk server; leaving it alone",
 				    d[i].id, (int)d[i].info.ublksrv_pid);
+		else if (safe)
+			d[i].refused = del_stop_safe(c, &d[i]) < 0;
 		else
 			del_signal(&d[i]);
 	}
@@ -171,10 +209,28 @@ static int del_devices(struct ublk_ctrl *c, struct del_target *d, int n)
 	return failed;
 }
 
-static int del_usage_error(const char *what)
+#define DEL_USAGE "usage: vublk del {-n ID | -a} [--safe]"
+
+struct del_args {
+	bool all, have_id, safe;
+	unsigned id;
+};
+
+static int del_option(void *ctx, int opt, const char *arg)
 {
-	vublk_error("del: %s (usage: vublk del -n ID | vublk del -a)", what);
-	return 1;
+	struct del_args *a = ctx;
+
+	switch (opt) {
+	case 'a':
+		a->all = true;
+		return 0;
+	case 's':
+		a->safe = true;
+		return 0;
+	default:
+		a->have_id = true;
+		return vublk_parse_dev_id(arg, &a->id);
+	}
 }
 
 /* The ids to delete: one, or every known one (state files, kernel). */
@@ -192,33 +248,25 @@ int vublk_cmd_del(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "number", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "safe", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned *ids = NULL, one;
+	struct del_args a = { 0 };
+	unsigned *ids = NULL;
 	struct del_target *d = NULL;
-	bool all = false, have_id = false;
-	int c, n, i, failed = 0;
+	int n, i, failed = 0;
 	struct ublk_ctrl ctrl;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:a", opts, NULL)) != -1) {
-		if (c == 'a') {
-			all = true;
-		} else if (c == 'n') {
-			if (vublk_parse_dev_id(optarg, &one) < 0)
-				return 1;
-			have_id = true;
-		} else {
-			return del_usage_error(c == ':' ? "missing value for an option" :
-					       "unknown option");
-		}
+	if (vublk_cli_options("del", DEL_USAGE, argc, argv, ":n:a", opts,
+			      del_option, &a) < 0)
+		return 1;
+	if (a.all == a.have_id) {
+		vublk_error("del: give exactly one of -n ID and -a (" DEL_USAGE ")");
+		return 1;
 	}
-	if (optind < argc || all == have_id)
-		return del_usage_error("give exactly one of -n ID and -a");
 	if (vublk_run_dir_check() < 0 || ublk_ctrl_open(&ctrl) < 0)
 		return 1;
-	n = del_ids(all, &one, &ids);
+	n = del_ids(a.all, &a.id, &ids);
 	if (n >= 0)
 		d = calloc(n ? n : 1, sizeof(*d));
 	for (i = 0; d && i < n; i++)
@@ -228,17 +276,17 @@ int vublk_cmd_del(int argc, char **argv)
 		if (!d && n >= 0)
 			vublk_error("del: out of memory");
 		failed = 1;
-	} else if (!all && !d[0].in_kernel && !d[0].have_state) {
-		vublk_error("del: no device with id %u (see: vublk list)", one);
+	} else if (!a.all && !d[0].in_kernel && !d[0].have_state) {
+		vublk_error("del: no device with id %u (see: vublk list)", a.id);
 		failed = 1;
 	} else {
-		failed = del_devices(&ctrl, d, n);
+		failed = del_devices(&ctrl, d, n, a.safe);
 	}
 	for (i = 0; d && i < n; i++)
 		if (d[i].pidfd >= 0)
 			close(d[i].pidfd);
 	free(d);
-	if (all)
+	if (a.all)
 		free(ids);
 	ublk_ctrl_close(&ctrl);
 	return failed ? 1 : 0;

@@ -28,7 +28,6 @@
  * moment between that answer and the command that follows it, which the
  * driver gives no way to close.)
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -40,6 +39,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "proc.h"
 #include "ublk_ctrl.h"
 
 /* What vublk needs of /proc/PID/stat: "pid (comm) state f4 ... f22 ...". */
@@ -87,50 +87,29 @@ uint64_t vublk_proc_start_time(pid_t pid)
 	return proc_stat_read(pid, &ps) ? 0 : ps.start;
 }
 
-/* pid has /dev/ublkcN open (one of its fds links to it). */
-static bool proc_holds_cdev(pid_t pid, unsigned dev_id)
-{
-	char dir[64], link[96], target[64], want[32];
-	struct dirent *de;
-	bool found = false;
-	ssize_t n;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-	snprintf(want, sizeof(want), "/dev/ublkc%u", dev_id);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		found = !strcmp(target, want);
-	}
-	closedir(d);
-	return found;
-}
-
 static bool proc_is_server(pid_t pid, unsigned dev_id, uint64_t start)
 {
 	struct proc_stat ps;
 
+	char cdev[32];
+
 	if (proc_stat_read(pid, &ps) || strcmp(ps.comm, "vublk") ||
 	    ps.state == 'Z' || (start && ps.start != start))
 		return false;
-	return proc_holds_cdev(pid, dev_id);
+	snprintf(cdev, sizeof(cdev), "/dev/ublkc%u", dev_id);
+	return vublk_proc_has_open(pid, cdev);
 }
 
 /* A pidfd is readable once its process has exited. */
-static bool pidfd_exited(int pidfd)
+bool vublk_pidfd_wait(int pidfd, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	int ret;
 
-	return poll(&pfd, 1, 0) != 0;
+	do
+		ret = poll(&pfd, 1, timeout_ms);
+	while (ret < 0 && errno == EINTR);
+	return ret != 0;
 }
 
 int vublk_server_open(pid_t pid, unsigned dev_id, uint64_t start)
@@ -142,7 +121,7 @@ int vublk_server_open(pid_t pid, unsigned dev_id, uint64_t start)
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		return -1;
-	if (proc_is_server(pid, dev_id, start) && !pidfd_exited(pidfd))
+	if (proc_is_server(pid, dev_id, start) && !vublk_pidfd_wait(pidfd, 0))
 		return pidfd;
 	close(pidfd);
 	return -1;

@@ -15,7 +15,6 @@
  * as "stats".
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +121,21 @@ static void list_print_stats(FILE *f, unsigned id)
 		fputs("null", f);
 }
 
+/* The device's negotiated flags (ADD_DEV's answer) as JSON strings. */
+static void list_print_feature_list(const struct list_entry *e)
+{
+	size_t n;
+	const struct vublk_feature *f = vublk_features(&n);
+	bool first = true;
+
+	for (size_t i = 0; e->in_kernel && i < n; i++) {
+		if (!(e->info.flags & f[i].flag))
+			continue;
+		printf("%s\"%s\"", first ? "" : ", ", f[i].name);
+		first = false;
+	}
+}
+
 static void list_print_json(const struct list_entry *e, bool first)
 {
 	char dev[32];
@@ -144,7 +158,9 @@ static void list_print_json(const struct list_entry *e, bool first)
 	vublk_json_string(stdout, e->in_kernel ?
 			  vublk_recovery_name(e->info.flags) :
 			  e->st.recovery[0] ? e->st.recovery : "none");
-	printf(", \"hint\": ");
+	printf(", \"features\": [");
+	list_print_feature_list(e);
+	printf("], \"hint\": ");
 	if (e->hint)
 		vublk_json_string(stdout, e->hint);
 	else
@@ -156,15 +172,36 @@ static void list_print_json(const struct list_entry *e, bool first)
 
 static void list_print_row(const struct list_entry *e)
 {
-	char dev[32];
+	char dev[32], features[512];
 
 	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
-	printf("%-4u %-13s %-8s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s%s%s\n",
+	vublk_feature_names(e->in_kernel ? e->info.flags : 0, features,
+			    sizeof(features));
+	printf("%-4u %-13s %-8s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s%s%s%s%s\n",
 	       e->st.id, dev, e->state, e->st.target[0] ? e->st.target : "?",
 	       e->st.size, e->st.queues, e->st.depth, e->pid,
 	       e->st.backing_file[0] ? e->st.backing_file : "?",
 	       e->st.log[0] ? "  log " : "", e->st.log,
+	       features[0] ? "  features " : "", features,
 	       e->hint ? "  " : "", e->hint ? e->hint : "");
+}
+
+struct list_args {
+	bool json;
+	bool have_id;
+	unsigned id;
+};
+
+static int list_option(void *ctx, int opt, const char *arg)
+{
+	struct list_args *a = ctx;
+
+	if (opt == 'j') {
+		a->json = true;
+		return 0;
+	}
+	a->have_id = true;
+	return vublk_parse_dev_id(arg, &a->id);
 }
 
 int vublk_cmd_list(int argc, char **argv)
@@ -174,41 +211,25 @@ int vublk_cmd_list(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned *ids = NULL, one;
+	struct list_args a = { 0 };
+	unsigned *ids = NULL;
 	struct list_entry e;
 	struct ublk_ctrl ctrl;
-	bool json = false, have_id = false;
-	int c, n, i;
+	int n, i;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:j", opts, NULL)) != -1) {
-		if (c == 'j') {
-			json = true;
-		} else if (c == 'n' && vublk_parse_dev_id(optarg, &one) == 0) {
-			have_id = true;
-		} else {
-			if (c != 'n')
-				vublk_error("list: unknown option or missing value '%s' (usage: vublk list [-n ID] [--json])",
-					    argv[optind - 1]);
-			return 1;
-		}
-	}
-	if (optind < argc) {
-		vublk_error("list: unexpected argument '%s' (usage: vublk list [-n ID] [--json])",
-			    argv[optind]);
+	if (vublk_cli_options("list", "usage: vublk list [-n ID] [--json]",
+			      argc, argv, ":n:j", opts, list_option, &a) < 0)
 		return 1;
-	}
 	if (vublk_run_dir_check() < 0 || ublk_ctrl_open(&ctrl) < 0)
 		return 1;
-	n = have_id ? 1 : vublk_known_ids(&ids);
-	if (have_id)
-		ids = &one;
+	n = a.have_id ? 1 : vublk_known_ids(&ids);
+	if (a.have_id)
+		ids = &a.id;
 	if (n < 0) {
 		ublk_ctrl_close(&ctrl);
 		return 1;
 	}
-	if (json)
+	if (a.json)
 		printf("[");
 	else
 		printf("%-4s %-13s %-8s %-6s %14s %6s %6s %8s  %s\n", "ID",
@@ -216,19 +237,19 @@ int vublk_cmd_list(int argc, char **argv)
 		       "PID", "BACKING FILE");
 	for (i = 0; i < n; i++) {
 		list_probe(&ctrl, ids[i], &e);
-		if (have_id && !e.have_state && !e.in_kernel) {
-			vublk_error("list: no device with id %u", one);
+		if (a.have_id && !e.have_state && !e.in_kernel) {
+			vublk_error("list: no device with id %u", a.id);
 			ublk_ctrl_close(&ctrl);
 			return 1;
 		}
-		if (json)
+		if (a.json)
 			list_print_json(&e, i == 0);
 		else
 			list_print_row(&e);
 	}
-	if (json)
+	if (a.json)
 		printf("]\n");
-	if (!have_id)
+	if (!a.have_id)
 		free(ids);
 	ublk_ctrl_close(&ctrl);
 	return 0;

@@ -18,6 +18,8 @@ static const struct {
 	{ "del", vublk_cmd_del },
 	{ "list", vublk_cmd_list },
 	{ "recover", vublk_cmd_recover },
+	{ "features", vublk_cmd_features },
+	{ "update-size", vublk_cmd_update_size },
 };
 
 /* --help or -h */
@@ -49,7 +51,7 @@ int main(int argc, char **argv)
 		vublk_target_usage(stdout, cmd);
 		return 0;
 	}
-	vublk_error("unknown command '%s': expected add, del, list, recover, help or TYPE --help (see: vublk help)",
+	vublk_error("unknown command '%s': expected add, del, list, recover, features, update-size, help or TYPE --help (see: vublk help)",
 		    cmd);
 	return 1;
 }

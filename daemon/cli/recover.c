@@ -12,10 +12,17 @@
  * server like `vublk add` does, re-attached to the device (ublk.c:
  * ublk_server_setup_recovery()).  ublksrv's `ublk recover` works the same
  * way from its own per-device json.
+ *
+ * --restart replaces a running server (a new vublk binary, say) without
+ * failing any I/O: the server is asked to quiesce the device
+ * (core/control.c: QUIESCE_DEV, Linux 6.16; requests wait in the kernel
+ * meanwhile), it answers what it holds and exits leaving the device
+ * quiesced, and the new server recovers it as above.  kublk's test of the
+ * same: 7.3 tools/testing/selftests/ublk/test_recover_03.sh.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ublk_ctrl.h"
@@ -24,10 +31,15 @@
  * and the target options. */
 #define RECOVER_MAX_TARGET_ARGS 64
 #define RECOVER_MAX_ARGS (12 + RECOVER_MAX_TARGET_ARGS)
+/* QUIESCE_DEV waits up to 10 s for idle queues; then the server ends. */
+#define RECOVER_RESTART_WAIT_MS 30000
+#define RECOVER_USAGE "usage: vublk recover -n ID [--restart] [--foreground]"
 
 struct recover_cmd {
 	unsigned id;
+	bool have_id;
 	bool foreground;
+	bool restart;
 	struct vublk_state st;
 	struct ublksrv_ctrl_dev_info info;
 	char id_arg[16];
@@ -37,11 +49,21 @@ struct recover_cmd {
 	int argc;
 };
 
-static int recover_usage_error(const char *what)
+static int recover_option(void *ctx, int opt, const char *arg)
 {
-	vublk_error("recover: %s (usage: vublk recover -n ID [--foreground])",
-		    what);
-	return -EINVAL;
+	struct recover_cmd *rc = ctx;
+
+	switch (opt) {
+	case 'F':
+		rc->foreground = true;
+		return 0;
+	case 'R':
+		rc->restart = true;
+		return 0;
+	default:
+		rc->have_id = true;
+		return vublk_parse_dev_id(arg, &rc->id);
+	}
 }
 
 static int recover_parse(struct recover_cmd *rc, int argc, char **argv)
@@ -49,39 +71,22 @@ static int recover_parse(struct recover_cmd *rc, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "number", required_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'F' },
+		{ "restart", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool have_id = false;
-	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:", opts, NULL)) != -1) {
-		if (c == 'F') {
-			rc->foreground = true;
-		} else if (c == 'n') {
-			if (vublk_parse_dev_id(optarg, &rc->id) < 0)
-				return -EINVAL;
-			have_id = true;
-		} else {
-			vublk_error("recover: %s '%s' (usage: vublk recover -n ID [--foreground])",
-				    c == ':' ? "missing value for option" :
-				    "unknown option", argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		vublk_error("recover: unexpected argument '%s' (usage: vublk recover -n ID [--foreground])",
-			    argv[optind]);
+	if (vublk_cli_options("recover", RECOVER_USAGE, argc, argv, ":n:",
+			      opts, recover_option, rc) < 0)
+		return -EINVAL;
+	if (!rc->have_id) {
+		vublk_error("recover: give the device with -n ID (" RECOVER_USAGE ")");
 		return -EINVAL;
 	}
-	if (!have_id)
-		return recover_usage_error("give the device with -n ID");
 	return 0;
 }
 
-/* The device is known to the kernel, and may be recovered. */
-static int recover_check_kernel(struct recover_cmd *rc)
+/* The kernel's record of the device, or -errno after one line. */
+static int recover_get_info(struct recover_cmd *rc)
 {
 	struct ublk_ctrl ctrl;
 	unsigned id = rc->id;
@@ -102,6 +107,17 @@ static int recover_check_kernel(struct recover_cmd *rc)
 				    id, strerror(-ret));
 		return ret;
 	}
+	return 0;
+}
+
+/* The device is known to the kernel, and may be recovered. */
+static int recover_check_kernel(struct recover_cmd *rc)
+{
+	unsigned id = rc->id;
+	int ret = recover_get_info(rc);
+
+	if (ret < 0)
+		return ret;
 	if (!(rc->info.flags & UBLK_F_USER_RECOVERY)) {
 		vublk_error("recover: device %u was not added with -r (--recovery): the kernel failed its I/O when its server died and cannot give it a new server; delete it with: vublk del -n %u",
 			    id, id);
@@ -191,11 +207,53 @@ static int recover_build_argv(struct recover_cmd *rc)
 	return 0;
 }
 
+/* Wait, bounded, for the quiesced server to exit. */
+static int recover_wait_exit(struct recover_cmd *rc, int pidfd)
+{
+	if (vublk_pidfd_wait(pidfd, RECOVER_RESTART_WAIT_MS))
+		return 0;
+	vublk_error("recover: device %u is quiesced, but server pid %d did not exit within %d s (see its log; kill -9 %d, then vublk recover -n %u)",
+		    rc->id, (int)rc->info.ublksrv_pid,
+		    RECOVER_RESTART_WAIT_MS / 1000, (int)rc->info.ublksrv_pid,
+		    rc->id);
+	return -ETIMEDOUT;
+}
+
+/* --restart: the running server hands the device over and exits. */
+static int recover_quiesce_server(struct recover_cmd *rc)
+{
+	char reply[512];
+	int pidfd, ret = recover_get_info(rc);
+
+	if (ret < 0)
+		return ret;
+	pidfd = vublk_server_open(rc->info.ublksrv_pid, rc->id, 0);
+	if (pidfd < 0) {
+		vublk_error("recover: device %u has no running vublk server to restart (see: vublk list -n %u; vublk recover without --restart serves a device whose server died)",
+			    rc->id, rc->id);
+		return -ESRCH;
+	}
+	ret = vublk_server_request(rc->id, "quiesce", reply, sizeof(reply));
+	if (ret < 0)
+		vublk_error("recover: device %u: cannot ask server pid %d to quiesce (%s): is it a vublk of another version?",
+			    rc->id, (int)rc->info.ublksrv_pid, strerror(-ret));
+	else if (strncmp(reply, "OK", 2))
+		vublk_error("recover: device %u: %s", rc->id,
+			    strncmp(reply, "ERR ", 4) ? reply : reply + 4);
+	if (!ret && strncmp(reply, "OK", 2))
+		ret = -EINVAL;
+	if (!ret)
+		ret = recover_wait_exit(rc, pidfd);
+	close(pidfd);
+	return ret;
+}
+
 int vublk_cmd_recover(int argc, char **argv)
 {
 	struct recover_cmd rc = { 0 };
 
 	if (recover_parse(&rc, argc, argv) < 0 || vublk_run_dir_check() < 0 ||
+	    (rc.restart && recover_quiesce_server(&rc) < 0) ||
 	    recover_check_kernel(&rc) < 0 || recover_read_state(&rc) < 0 ||
 	    recover_build_argv(&rc) < 0)
 		return 1;

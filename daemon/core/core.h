@@ -68,6 +68,8 @@ struct vublk_server {
 	struct ublksrv_ctrl_dev_info info;
 	bool tgt_ready, dev_added, dev_started;
 	bool recovering;	/* START_USER_RECOVERY done, END not yet */
+	bool quiesced;		/* left to a new server (control.c) */
+	int control_fd;		/* the control socket, or -1 */
 	int cdev_fd;
 	struct vublk_io_limits limits;
 	struct ublk_queue_ctx *queues;
@@ -80,6 +82,12 @@ struct vublk_server {
 	int stop_req_efd;	/* target -> main: vublk_tgt_stop() */
 	int signal_fd;
 };
+
+/* The device moves data in the requests' own pages (queue.c). */
+static inline bool ublk_server_zero_copy(const struct vublk_server *s)
+{
+	return s->info.flags & UBLK_F_AUTO_BUF_REG;
+}
 
 /* queue.c: the thread of one queue (arg: its struct ublk_queue_ctx). */
 void *ublk_queue_thread(void *arg);

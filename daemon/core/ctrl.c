@@ -10,7 +10,9 @@
  * queue has fetched all its tags, so each wait is bounded: a driver that
  * does not answer is reported, not waited for forever.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "proc.h"
 #include "ublk_ctrl.h"
 
 /* Bounds on a control command: START_DEV runs add_disk() and so reads the
@@ -37,11 +40,16 @@ const char *ublk_control_path(void)
 	return p && *p ? p : "/dev/ublk-control";
 }
 
+static void ublk_ctrl_probe(struct ublk_ctrl *c);
+
 int ublk_ctrl_open(struct ublk_ctrl *c)
 {
 	const char *path = ublk_control_path();
 	int ret;
 
+	c->encoded = false;
+	c->have_features = false;
+	c->features = 0;
 	c->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (c->fd < 0) {
 		ret = -errno;
@@ -61,6 +69,7 @@ int ublk_ctrl_open(struct ublk_ctrl *c)
 		c->fd = -1;
 		return ret;
 	}
+	ublk_ctrl_probe(c);
 	return 0;
 }
 
@@ -75,7 +84,7 @@ void ublk_ctrl_close(struct ublk_ctrl *c)
 
 static const char *ublk_ctrl_cmd_name(unsigned op)
 {
-	switch (op) {
+	switch (_IOC_NR(op)) {
 	case UBLK_CMD_ADD_DEV: return "ADD_DEV";
 	case UBLK_CMD_DEL_DEV: return "DEL_DEV";
 	case UBLK_CMD_START_DEV: return "START_DEV";
@@ -85,6 +94,10 @@ static const char *ublk_ctrl_cmd_name(unsigned op)
 	case UBLK_CMD_GET_PARAMS: return "GET_PARAMS";
 	case UBLK_CMD_START_USER_RECOVERY: return "START_USER_RECOVERY";
 	case UBLK_CMD_END_USER_RECOVERY: return "END_USER_RECOVERY";
+	case UBLK_CMD_GET_FEATURES: return "GET_FEATURES";
+	case UBLK_CMD_UPDATE_SIZE: return "UPDATE_SIZE";
+	case UBLK_CMD_QUIESCE_DEV: return "QUIESCE_DEV";
+	case UBLK_CMD_TRY_STOP_DEV: return "TRY_STOP_DEV";
 	default: return "?";
 	}
 }
@@ -130,6 +143,27 @@ static int ublk_ctrl_wait(struct ublk_ctrl *c, unsigned char *buf,
 	}
 }
 
+/*
+ * The command as this kernel takes it: the ioctl encoding where the
+ * driver has it (6.4+, found by ublk_ctrl_open()), else the plain number.
+ * The driver dispatches on the number and checks only the 'u' type
+ * (ublk_check_cmd_op()), but the direction and size are the header's, as
+ * GET_FEATURES must be exact.
+ */
+static unsigned ublk_ctrl_encode(const struct ublk_ctrl *c, unsigned nr)
+{
+	if (!c->encoded)
+		return nr;
+	switch (nr) {
+	case UBLK_CMD_GET_DEV_INFO:
+	case UBLK_CMD_GET_PARAMS:
+	case UBLK_CMD_GET_FEATURES:
+		return VUBLK_U_CMD(_IOR, nr);
+	default:
+		return VUBLK_U_CMD(_IOWR, nr);
+	}
+}
+
 /* Issue one command and wait (bounded) for its result. */
 static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
 			 void *data, unsigned len, uint64_t data0)
@@ -137,7 +171,8 @@ static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
 	/* END_USER_RECOVERY, like START_DEV, sleeps in the driver until
 	 * every queue fetched its tags (ublk_ctrl_end_recovery()). */
 	bool waits_for_queues = op == UBLK_CMD_START_DEV ||
-				op == UBLK_CMD_END_USER_RECOVERY;
+				op == UBLK_CMD_END_USER_RECOVERY ||
+				op == UBLK_CMD_QUIESCE_DEV;
 	/* + 1: a pointer of its own (the CQE's name) even for len 0. */
 	unsigned char *buf = malloc(len + 1);
 	struct ublksrv_ctrl_cmd cmd = {
@@ -162,7 +197,7 @@ static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
 	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128: two slots */
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = c->fd;
-	sqe->cmd_op = op;
+	sqe->cmd_op = ublk_ctrl_encode(c, op);
 	memcpy(sqe->cmd, &cmd, sizeof(cmd));
 	io_uring_sqe_set_data(sqe, buf);
 	ret = io_uring_submit(&c->ring);
@@ -181,6 +216,32 @@ static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
 	return res < 0 ? res : 0;
 }
 
+/*
+ * What the driver speaks, as kublk finds out (tools/testing/selftests/
+ * ublk/kublk.c: __cmd_dev_add()): UBLK_U_CMD_GET_FEATURES, which exists
+ * only ioctl-encoded (6.5+).  If it answers, every command goes encoded
+ * and the feature mask is known; else (6.1 - 6.4) the plain numbers and
+ * no mask: a flag is then known only from what ADD_DEV grants.
+ * $VUBLK_TEST_LEGACY_OPCODES=1 (tests) keeps the plain numbers, which
+ * kernels built with CONFIG_BLKDEV_UBLK_LEGACY_OPCODES still take.
+ */
+static void ublk_ctrl_probe(struct ublk_ctrl *c)
+{
+	const char *legacy = getenv("VUBLK_TEST_LEGACY_OPCODES");
+	uint64_t features = 0;
+
+	if (legacy && !strcmp(legacy, "1"))
+		return;
+	c->encoded = true;
+	if (ublk_ctrl_cmd(c, UBLK_CMD_GET_FEATURES, (unsigned)-1, &features,
+			  VUBLK_FEATURES_LEN, 0) == 0) {
+		c->have_features = true;
+		c->features = features;
+	} else {
+		c->encoded = false;
+	}
+}
+
 int ublk_ctrl_add_dev(struct ublk_ctrl *c, struct ublksrv_ctrl_dev_info *info)
 {
 	/* ublk_ctrl_add_dev() requires header dev_id == info dev_id, and
@@ -190,9 +251,11 @@ int ublk_ctrl_add_dev(struct ublk_ctrl *c, struct ublksrv_ctrl_dev_info *info)
 }
 
 int ublk_ctrl_set_params(struct ublk_ctrl *c, unsigned dev_id,
-			 struct ublk_params *p)
+			 struct vublk_ublk_params *p)
 {
-	p->len = sizeof(*p);
+	/* A driver with a shorter struct takes what it knows
+	 * (ublk_ctrl_set_params(): "ph.len = sizeof(struct ublk_params)"). */
+	p->head.len = sizeof(*p);
 	return ublk_ctrl_cmd(c, UBLK_CMD_SET_PARAMS, dev_id, p, sizeof(*p), 0);
 }
 
@@ -256,6 +319,64 @@ int ublk_ctrl_end_user_recovery(struct ublk_ctrl *c, unsigned dev_id,
 {
 	return ublk_ctrl_cmd(c, UBLK_CMD_END_USER_RECOVERY, dev_id, NULL, 0,
 			     (uint64_t)pid);
+}
+
+int ublk_ctrl_update_size(struct ublk_ctrl *c, unsigned dev_id,
+			  uint64_t sectors)
+{
+	/* ublk_ctrl_set_size(): data[0] is the size in 512-byte sectors. */
+	return ublk_ctrl_cmd(c, UBLK_CMD_UPDATE_SIZE, dev_id, NULL, 0, sectors);
+}
+
+int ublk_ctrl_quiesce_dev(struct ublk_ctrl *c, unsigned dev_id,
+			  unsigned timeout_ms)
+{
+	/* ublk_ctrl_quiesce_dev(): data[0] is how long to wait for every
+	 * queue to have an idle command, in ms. */
+	return ublk_ctrl_cmd(c, UBLK_CMD_QUIESCE_DEV, dev_id, NULL, 0,
+			     timeout_ms);
+}
+
+/*
+ * Is /dev/ublkbN in use, for a kernel without TRY_STOP_DEV: a holder
+ * (device-mapper, md), an exclusive opener (a mount: O_EXCL fails with
+ * EBUSY), or any process with it open.  The kernel's disk_openers()
+ * counts the same; here there is a moment between the check and STOP_DEV.
+ */
+static bool ublk_bdev_in_use(unsigned dev_id)
+{
+	char path[64], holders[96];
+	struct dirent *de;
+	bool held = false;
+	DIR *d;
+	int fd;
+
+	snprintf(holders, sizeof(holders), "/sys/block/ublkb%u/holders",
+		 dev_id);
+	d = opendir(holders);
+	while (d && !held && (de = readdir(d)))
+		held = de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	snprintf(path, sizeof(path), "/dev/ublkb%u", dev_id);
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == EBUSY)
+		held = true;
+	if (fd >= 0)
+		close(fd);
+	return held || vublk_any_proc_has_open(path);
+}
+
+int ublk_ctrl_try_stop_dev(struct ublk_ctrl *c, unsigned dev_id)
+{
+	/* ublk_ctrl_try_stop_dev() (7.0): -EBUSY while disk_openers() > 0,
+	 * else new opens are refused and the device stops. */
+	if (c->features & UBLK_F_SAFE_STOP_DEV)
+		return ublk_ctrl_cmd(c, UBLK_CMD_TRY_STOP_DEV, dev_id, NULL, 0,
+				     0);
+	if (ublk_bdev_in_use(dev_id))
+		return -EBUSY;
+	return ublk_ctrl_stop_dev(c, dev_id);
 }
 
 int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id)

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "log.h"
@@ -64,12 +65,15 @@ void vublk_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-int vublk_parse_u64(const char *what, const char *s, uint64_t min,
-		    uint64_t max, uint64_t *out)
+/* Decimal digits, then optionally one of suffixes (each a power of 1024
+ * up from K); *out within [min, max]. */
+static bool parse_u64_suffixed(const char *s, const char *suffixes,
+			       uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
+	const char *p, *unit;
 	char *end;
-	const char *p;
+	unsigned shift = 0;
 
 	/*
 	 * Digits only, read as decimal: strtoull's base 0 would take "010"
@@ -78,15 +82,41 @@ int vublk_parse_u64(const char *what, const char *s, uint64_t min,
 	 */
 	for (p = s; p && *p >= '0' && *p <= '9'; p++)
 		;
-	if (s && *s && !*p) {
-		errno = 0;
-		v = strtoull(s, &end, 10);
-		if (!errno && v >= min && v <= max) {
-			*out = v;
-			return 0;
-		}
+	if (!s || p == s)
+		return false;
+	if (*p) {
+		unit = strchr(suffixes, *p);
+		if (!unit || p[1])
+			return false;
+		shift = 10 * (unsigned)(unit - suffixes + 1);
 	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end != p || v > (max >> shift))
+		return false;
+	v <<= shift;
+	if (v < min)
+		return false;
+	*out = v;
+	return true;
+}
+
+int vublk_parse_u64(const char *what, const char *s, uint64_t min,
+		    uint64_t max, uint64_t *out)
+{
+	if (parse_u64_suffixed(s, "", min, max, out))
+		return 0;
 	vublk_error("bad %s value '%s': expected a whole number from %" PRIu64 " to %" PRIu64 " in decimal digits",
+		    what, s ? s : "", min, max);
+	return -EINVAL;
+}
+
+int vublk_parse_size(const char *what, const char *s, uint64_t min,
+		     uint64_t max, uint64_t *out)
+{
+	if (parse_u64_suffixed(s, "KMGT", min, max, out))
+		return 0;
+	vublk_error("bad %s value '%s': expected a number of bytes from %" PRIu64 " to %" PRIu64 ", in decimal digits with an optional K, M, G or T suffix (powers of 1024)",
 		    what, s ? s : "", min, max);
 	return -EINVAL;
 }

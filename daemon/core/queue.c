@@ -68,6 +68,11 @@ void ublk_notify(int efd)
 
 /* ---- commands and dispatch ---- */
 
+static char *ublk_queue_buf(const struct ublk_queue_ctx *qc, unsigned tag)
+{
+	return qc->bufs + (size_t)tag * qc->srv->limits.max_io_bytes;
+}
+
 /* Arm tag: FETCH_REQ, or COMMIT_AND_FETCH_REQ with the previous result. */
 static void ublk_queue_io_cmd(struct ublk_queue_ctx *qc, unsigned tag,
 			      unsigned cmd_op, int result)
@@ -77,8 +82,6 @@ static void ublk_queue_io_cmd(struct ublk_queue_ctx *qc, unsigned tag,
 		.q_id = qc->pub.q_id,
 		.tag = tag,
 		.result = result,
-		.addr = (uint64_t)(uintptr_t)(qc->bufs +
-					      (size_t)tag * srv->limits.max_io_bytes),
 	};
 	/* Never NULL: a full ring keeps it for later (ring.c), so no
 	 * commit is ever dropped and no kernel request left waiting. */
@@ -90,8 +93,20 @@ static void ublk_queue_io_cmd(struct ublk_queue_ctx *qc, unsigned tag,
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = srv->cdev_fd;
-	sqe->cmd_op = cmd_op;
+	/* Encoded as the control commands are (ctrl.c: ublk_ctrl_probe()). */
+	sqe->cmd_op = srv->ctrl.encoded ? VUBLK_U_IO(cmd_op) : cmd_op;
 	sqe->user_data = ublk_ud_cmd(tag);
+	/*
+	 * Where the request's data goes: our buffer for the tag, which the
+	 * driver copies to or from the request's pages; or, zero copy, the
+	 * tag's slot of the ring's buffer table, where the driver registers
+	 * those pages (struct ublk_auto_buf_reg in sqe->addr: index = tag,
+	 * no flags; cmd.addr must then be 0, ublk_check_fetch_buf()).
+	 */
+	if (ublk_server_zero_copy(srv))
+		sqe->addr = tag;
+	else
+		cmd.addr = (uint64_t)(uintptr_t)ublk_queue_buf(qc, tag);
 	memcpy(sqe->cmd, &cmd, sizeof(cmd));
 	qc->cmds_in_kernel++;
 }
@@ -135,7 +150,12 @@ static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 		ublk_queue_io_cmd(qc, tag, UBLK_IO_COMMIT_AND_FETCH_REQ, -EIO);
 		return;
 	}
-	req.buf = qc->bufs + (size_t)tag * srv->limits.max_io_bytes;
+	if (ublk_server_zero_copy(srv)) {
+		req.flags |= VUBLK_REQ_FIXED_BUF;
+		req.buf_index = tag;
+	} else {
+		req.buf = ublk_queue_buf(qc, tag);
+	}
 	ublk_queue_count(qc, &req);
 	qc->reqs_in_target++;
 	ret = srv->tgt->ops->queue_io(&qc->pub, tag, &req);
@@ -188,6 +208,7 @@ static bool ublk_queue_done(const struct ublk_queue_ctx *qc)
 
 static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 {
+	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
 	struct io_uring_cqe *cqe;
 	unsigned head, n;
 	int ret;
@@ -205,6 +226,8 @@ static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 			n++;
 		}
 		io_uring_cq_advance(&qc->ring.ring, n);
+		if (ops->queue_batch_end)
+			ops->queue_batch_end(&qc->pub);
 		if (qc->failed || qc->ring.broken)
 			return -EIO;
 	}
@@ -263,6 +286,15 @@ static int ublk_queue_init_ring(struct ublk_queue_ctx *qc)
 
 	qc->ring_ready = !ret;
 	qc->pub.ring = &qc->ring;
+	if (ret || !ublk_server_zero_copy(qc->srv))
+		return ret;
+	/* Zero copy: an empty buffer table, one slot per tag, for the
+	 * driver to fill (kublk: ublk_thread_init()).  Kernel pages pin
+	 * nothing of ours, so RLIMIT_MEMLOCK does not apply. */
+	ret = io_uring_register_buffers_sparse(&qc->ring.ring, qc->pub.depth);
+	if (ret < 0)
+		vublk_error("queue %u: cannot register a buffer table of %u slots for zero copy: %s",
+			    qc->pub.q_id, qc->pub.depth, strerror(-ret));
 	return ret;
 }
 
@@ -292,7 +324,7 @@ static int ublk_queue_prepare(struct ublk_queue_ctx *qc)
 	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
 	int ret;
 
-	ret = ublk_queue_alloc_bufs(qc);
+	ret = ublk_server_zero_copy(qc->srv) ? 0 : ublk_queue_alloc_bufs(qc);
 	if (!ret)
 		ret = ublk_queue_init_ring(qc);
 	if (!ret) {

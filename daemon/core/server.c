@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "core.h"
 #include "runfile.h"
 #include "stats.h"
@@ -96,17 +97,80 @@ static uint64_t ublk_server_new_token(void)
 	return token;
 }
 
+/*
+ * A device that outlives its server may also be handed to a new one
+ * without failing I/O (`vublk recover --restart`, control.c): ask for
+ * QUIESCE_DEV wherever the driver has it, as kublk does (7.3
+ * tools/testing/selftests/ublk/kublk.c: __cmd_dev_add()).  The driver
+ * takes it only with USER_RECOVERY.
+ */
+static uint64_t ublk_server_quiesce_flag(const struct vublk_server *s)
+{
+	if ((s->cfg->recovery_flags & UBLK_F_USER_RECOVERY) &&
+	    (s->ctrl.features & UBLK_F_QUIESCE))
+		return UBLK_F_QUIESCE;
+	return 0;
+}
+
+/*
+ * Zero copy for a target that only moves data: the driver registers each
+ * request's pages as a buffer of the queue's io_uring before it hands the
+ * request over, and unregisters them at the commit (UBLK_F_AUTO_BUF_REG,
+ * 6.16; ublk_drv.c: ublk_auto_buf_register()), so the backend reads and
+ * writes them directly.  A target that must see the bytes (verity hashes
+ * them) cannot: a READ's pages are a write-only destination for the
+ * server (io_uring rsrc.c: io_import_fixed() checks the direction).  0,
+ * the flag, or -errno after one line.
+ */
+static int ublk_server_zero_copy_flag(const struct vublk_server *s,
+				      uint64_t *flag)
+{
+	const struct vublk_server_cfg *cfg = s->cfg;
+
+	*flag = 0;
+	if (cfg->zero_copy == VUBLK_ZERO_COPY_OFF)
+		return 0;
+	if (!s->tgt->zero_copy) {
+		if (cfg->zero_copy == VUBLK_ZERO_COPY_AUTO)
+			return 0;
+		vublk_error("--zero-copy=on: this %s device cannot leave its data in the requests' pages (verity must see the bytes it verifies; the pmem backend copies them by design); use --zero-copy=off",
+			    s->tgt->ops->name);
+		return -EINVAL;
+	}
+	if (!(s->ctrl.features & UBLK_F_AUTO_BUF_REG)) {
+		if (cfg->zero_copy == VUBLK_ZERO_COPY_AUTO)
+			return 0;
+		return vublk_require_features(s->ctrl.features,
+					      UBLK_F_AUTO_BUF_REG,
+					      "--zero-copy=on");
+	}
+	*flag = UBLK_F_AUTO_BUF_REG;
+	return 0;
+}
+
 static int ublk_server_add_dev(struct vublk_server *s)
 {
 	const struct vublk_server_cfg *cfg = s->cfg;
+	uint64_t zero_copy;
 	int ret;
 
+	/* Asked for and not there: say so before a device exists. */
+	if (s->ctrl.have_features) {
+		ret = vublk_require_features(s->ctrl.features,
+					     cfg->recovery_flags, "--recovery");
+		if (ret)
+			return ret;
+	}
+	ret = ublk_server_zero_copy_flag(s, &zero_copy);
+	if (ret)
+		return ret;
 	s->info = (struct ublksrv_ctrl_dev_info){
 		.nr_hw_queues = cfg->nr_queues,
 		.queue_depth = cfg->queue_depth,
 		.max_io_buf_bytes = cfg->max_io_bytes,
 		.dev_id = cfg->dev_id,
-		.flags = cfg->recovery_flags,
+		.flags = cfg->recovery_flags | ublk_server_quiesce_flag(s) |
+			 zero_copy,
 		.ublksrv_flags = ublk_server_new_token(),
 	};
 	ret = ublk_ctrl_add_dev(&s->ctrl, &s->info);
@@ -119,14 +183,13 @@ static int ublk_server_add_dev(struct vublk_server *s)
 	if (ret < 0)
 		return ret;
 	s->dev_added = true;
-	/* The driver clears the flags it does not know in the info it
-	 * copies back (ublk_ctrl_add_dev(): "flags &= UBLK_F_ALL"). */
-	if ((s->info.flags & cfg->recovery_flags) != cfg->recovery_flags) {
-		vublk_error("this kernel's ublk driver does not support the recovery mode asked for (flags 0x%llx granted of 0x%llx; --recovery=fail needs UBLK_F_USER_RECOVERY_FAIL_IO, Linux 6.13+): use -r or --recovery=reissue",
-			    (unsigned long long)(s->info.flags & cfg->recovery_flags),
-			    (unsigned long long)cfg->recovery_flags);
-		return -EOPNOTSUPP;
-	}
+	/* A driver without GET_FEATURES: it clears the flags it does not
+	 * know in the info it copies back (ublk_ctrl_add_dev(): "flags &=
+	 * UBLK_F_ALL"). */
+	ret = vublk_require_features(s->info.flags, cfg->recovery_flags,
+				     "--recovery");
+	if (ret)
+		return ret;
 	ublk_server_take_geometry(s);
 	return 0;
 }
@@ -134,10 +197,10 @@ static int ublk_server_add_dev(struct vublk_server *s)
 
 /* The parameters the target's shape gives the device. */
 static void ublk_server_build_params(const struct vublk_server *s,
-				     struct ublk_params *out)
+				     struct vublk_ublk_params *out)
 {
 	const struct vublk_tgt *t = s->tgt;
-	struct ublk_params p = {
+	struct vublk_ublk_params p = { .head = {
 		.types = UBLK_PARAM_TYPE_BASIC,
 		.basic = {
 			.logical_bs_shift = t->logical_bs_shift,
@@ -147,17 +210,17 @@ static void ublk_server_build_params(const struct vublk_server *s,
 			.max_sectors = s->info.max_io_buf_bytes >> 9,
 			.dev_sectors = t->dev_size >> 9,
 		},
-	};
+	} };
 
 	if (t->read_only)
-		p.basic.attrs |= UBLK_ATTR_READ_ONLY;
+		p.head.basic.attrs |= UBLK_ATTR_READ_ONLY;
 	/* Without VOLATILE_CACHE the block layer drops flushes and FUA
 	 * (block/blk-flush.c), so a target with a cache must say so. */
 	if (t->volatile_cache && !t->read_only)
-		p.basic.attrs |= UBLK_ATTR_VOLATILE_CACHE | UBLK_ATTR_FUA;
+		p.head.basic.attrs |= UBLK_ATTR_VOLATILE_CACHE | UBLK_ATTR_FUA;
 	if (t->discard && !t->read_only) {
-		p.types |= UBLK_PARAM_TYPE_DISCARD;
-		p.discard = (struct ublk_param_discard){
+		p.head.types |= UBLK_PARAM_TYPE_DISCARD;
+		p.head.discard = (struct ublk_param_discard){
 			.discard_granularity = t->discard_granularity,
 			/* ublk_validate_params(): only one segment. */
 			.max_discard_segments = 1,
@@ -165,13 +228,24 @@ static void ublk_server_build_params(const struct vublk_server *s,
 			.max_write_zeroes_sectors = UINT32_MAX >> 9,
 		};
 	}
+	/*
+	 * Zero copy hands the client's pages to the backend as they are; the
+	 * driver's default alignment for them is 4 bytes (ublk_drv.c:
+	 * ublk_ctrl_start_dev(): .dma_alignment = 3), which O_DIRECT on the
+	 * backing file refuses.  Ask for what the backend needs, as kublk's
+	 * loop asks for 511 (7.3 tools/testing/selftests/ublk/file_backed.c).
+	 */
+	if (ublk_server_zero_copy(s) && t->dma_align_mask) {
+		p.head.types |= UBLK_PARAM_TYPE_DMA_ALIGN;
+		p.dma.alignment = t->dma_align_mask;
+	}
 	*out = p;
 }
 
 static int ublk_server_set_params(struct vublk_server *s)
 {
 	const struct vublk_tgt *t = s->tgt;
-	struct ublk_params p;
+	struct vublk_ublk_params p;
 	int ret;
 
 	ublk_server_build_params(s, &p);
@@ -376,6 +450,23 @@ static int ublk_server_attach_dev(struct vublk_server *s)
 }
 
 /*
+ * A device that `vublk update-size` gave another size than its backing
+ * file's keeps it under its next server, where the target can take it
+ * (control.c: "resize"); the check below then finds the sizes equal.
+ */
+static void ublk_server_adopt_size(struct vublk_server *s, uint64_t sectors)
+{
+	struct vublk_tgt *t = s->tgt;
+	uint64_t size = sectors << 9;
+	char why[256];
+
+	if (size == t->dev_size || !t->ops->resize ||
+	    t->ops->resize(t, &size, why, sizeof(why)))
+		return;
+	t->dev_size = size;
+}
+
+/*
  * The device keeps the parameters its first server set (SET_PARAMS is
  * refused once the disk was started): the target, opened again on the
  * same file with the same options, must give the same shape, or the
@@ -384,7 +475,8 @@ static int ublk_server_attach_dev(struct vublk_server *s)
 static int ublk_server_check_params(struct vublk_server *s)
 {
 	const struct ublk_param_basic *want;
-	struct ublk_params have, p;
+	struct vublk_ublk_params p;
+	struct ublk_params have;
 	int ret = ublk_ctrl_get_params(&s->ctrl, s->info.dev_id, &have);
 
 	if (ret < 0) {
@@ -393,8 +485,15 @@ static int ublk_server_check_params(struct vublk_server *s)
 				    s->info.dev_id, strerror(-ret));
 		return ret;
 	}
+	/* The device's zero copy was the first server's choice. */
+	if (ublk_server_zero_copy(s) && !s->tgt->zero_copy) {
+		vublk_error("device %u moves data in the requests' own pages (zero copy), which the %s target now cannot: its options changed; restore them and run vublk recover again, or delete the device (vublk del -n %u)",
+			    s->info.dev_id, s->tgt->ops->name, s->info.dev_id);
+		return -EINVAL;
+	}
+	ublk_server_adopt_size(s, have.basic.dev_sectors);
 	ublk_server_build_params(s, &p);
-	want = &p.basic;
+	want = &p.head.basic;
 	if (have.basic.dev_sectors == want->dev_sectors &&
 	    have.basic.logical_bs_shift == want->logical_bs_shift &&
 	    have.basic.physical_bs_shift == want->physical_bs_shift &&
@@ -524,20 +623,30 @@ void vublk_tgt_stop(struct vublk_tgt *t)
 	ublk_notify(t->srv->stop_req_efd);
 }
 
-/* Serve until a signal, a stop request or a queue thread's exit. */
+/* Serve until a signal, a stop request or a queue thread's exit; answer
+ * control requests meanwhile (control.c). */
 static int ublk_server_wait_stop(struct vublk_server *s)
 {
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[4] = {
 		{ .fd = s->signal_fd, .events = POLLIN },
 		{ .fd = s->stop_req_efd, .events = POLLIN },
 		{ .fd = s->exit_efd, .events = POLLIN },
+		{ .fd = s->control_fd, .events = POLLIN },
 	};
 	struct signalfd_siginfo si;
+	int r;
 
 	for (;;) {
 		ublk_server_write_stats(s);
-		if (poll(pfd, 3, UBLK_STATS_PERIOD_MS) < 0 && errno != EINTR)
+		if (poll(pfd, 4, UBLK_STATS_PERIOD_MS) < 0 && errno != EINTR)
 			return -errno;
+		if (pfd[3].revents & POLLIN) {
+			r = ublk_control_serve(s);
+			if (r == UBLK_CONTROL_QUIESCED)
+				s->quiesced = true;
+			if (r)
+				return 0;
+		}
 		if (pfd[0].revents & POLLIN &&
 		    read(s->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 			vublk_info("device %u: signal %u, stopping",
@@ -593,6 +702,7 @@ static int ublk_server_teardown(struct vublk_server *s)
 	if (s->recovering)
 		vublk_error("device %u is left quiesced, as it was, with the I/O that waits for a server: run vublk recover -n %u again, or delete it with vublk del -n %u",
 			    s->info.dev_id, s->info.dev_id, s->info.dev_id);
+	ublk_control_close(s);
 	if (s->cfg->stats_path && s->cfg->stats_path[0])
 		unlink(s->cfg->stats_path);
 	free(s->queues);
@@ -671,8 +781,8 @@ static int ublk_server_setup_recovery(struct vublk_server *s)
 	if (ret)
 		return ret;
 	s->tgt_ready = true;
-	ublk_server_set_limits(s);
 	ret = ublk_server_check_params(s);
+	ublk_server_set_limits(s);
 	if (!ret)
 		ret = ublk_server_prepare_queues(s);
 	if (!ret)
@@ -728,17 +838,26 @@ int vublk_server_run(const struct vublk_server_cfg *cfg)
 		.cfg = cfg, .tgt = cfg->tgt, .cdev_fd = -1, .ctrl.fd = -1,
 		.signal_fd = -1, .stop_efd = -1, .ready_efd = -1,
 		.exit_efd = -1, .stop_req_efd = -1, .go_efd = -1,
+		.control_fd = -1,
 	};
 	int ret, r;
 
 	cfg->tgt->srv = &s;
 	ret = ublk_server_setup(&s);
 	if (!ret)
+		ret = ublk_control_listen(&s);
+	if (!ret)
 		ret = ublk_server_wait_stop(&s);
 	r = ublk_server_teardown(&s);
 	ublk_server_close_fds(&s);
-	if (!ret && !r)
-		vublk_info("device %u stopped and deleted", s.info.dev_id);
-	return ret ? ret : r;
+	if (ret || r)
+		return ret ? ret : r;
+	if (s.quiesced) {
+		vublk_info("device %u is quiesced: its I/O waits for the next server (vublk recover)",
+			   s.info.dev_id);
+		return VUBLK_SERVER_QUIESCED;
+	}
+	vublk_info("device %u stopped and deleted", s.info.dev_id);
+	return 0;
 }
 

@@ -69,12 +69,15 @@ static const char *ublk_check_range(const struct ublksrv_io_desc *iod,
 				    int op)
 {
 	uint64_t start = iod->start_sector, n = iod->nr_sectors;
+	/* vublk update-size moves it while queues run (control.c). */
+	uint64_t dev_sectors = __atomic_load_n(&lim->dev_sectors,
+					       __ATOMIC_ACQUIRE);
 	uint64_t align = (1ULL << (lim->logical_bs_shift - 9)) - 1;
 
 	if (n == 0)
 		return "zero length";
 	/* start + n <= dev_sectors, written so it cannot overflow. */
-	if (start > lim->dev_sectors || n > lim->dev_sectors - start)
+	if (start > dev_sectors || n > dev_sectors - start)
 		return "range past the end of the device";
 	if ((start | n) & align)
 		return "range not aligned to the logical block size";

@@ -36,11 +36,14 @@ typedef void (*vublk_bio_end_fn)(struct vublk_queue *q, struct vublk_bio *bio,
 struct vublk_bio {
 	/* The submitter's. */
 	uint8_t op;		/* VUBLK_OP_* */
-	uint8_t flags;		/* VUBLK_REQ_FUA, VUBLK_REQ_NOUNMAP */
+	uint8_t flags;		/* VUBLK_REQ_FUA, _NOUNMAP, _FIXED_BUF */
 	uint32_t len;		/* bytes; 0 for FLUSH */
 	uint64_t pos;		/* byte offset in the store */
 	void *buf;		/* READ fills, WRITE reads; O_DIRECT-aligned */
+	unsigned buf_index;	/* instead of buf with VUBLK_REQ_FIXED_BUF,
+				 * where the backend has fixed_buffers */
 	vublk_bio_end_fn end_io;
+	void *end_io_ctx;	/* the submitter's, for end_io */
 	/* The backend's, while the bio is in flight. */
 	struct vublk_ring_event ev;
 	struct vublk_backend *be;
@@ -65,6 +68,9 @@ struct vublk_backend {
 	 * smallest that is efficient (a page, for memory). */
 	unsigned block_shift;
 	unsigned io_min_shift;
+	/* What a buffer's address must be aligned to (a power of 2, at
+	 * most a page): 1 but for O_DIRECT (0 is taken as 1). */
+	uint32_t mem_align;
 	/* Writes are durable only after a FLUSH (a page cache, or a
 	 * mapping of one). */
 	bool volatile_cache;
@@ -74,6 +80,9 @@ struct vublk_backend_ops {
 	const char *name;	/* --backend=NAME */
 	const char *summary;	/* for --help */
 	size_t priv_size;
+	/* submit takes VUBLK_REQ_FIXED_BUF bios: a registered buffer of
+	 * the queue's io_uring instead of buf (zero copy). */
+	bool fixed_buffers;
 	/* Open path with VUBLK_BACKEND_* flags; 0 or -errno after one error
 	 * line (what, which file, why, what to do). */
 	int (*open)(struct vublk_backend *be);
@@ -92,6 +101,9 @@ struct vublk_backend_ops {
 		      struct vublk_bio *bio);
 	/* Optional: settings and counters (see target.h: reports). */
 	void (*report)(struct vublk_backend *be, struct vublk_stats_out *out);
+	/* Optional: the store's size may have changed; set be->size anew.
+	 * 0 or -errno.  A store without it has a fixed size. */
+	int (*refresh_size)(struct vublk_backend *be);
 };
 
 /* The backend named name ("file", "pmem"), or NULL. */
@@ -105,6 +117,20 @@ int vublk_backend_open(struct vublk_backend *be,
 		       const struct vublk_backend_ops *ops, const char *path,
 		       unsigned flags);
 void vublk_backend_close(struct vublk_backend *be);
+
+/*
+ * A read-only store made of pieces of another, open (lower): extent i is
+ * bytes [off, off + len) of the new store, read from lower at byte lower,
+ * or zeroes where lower is VUBLK_EXTENT_HOLE.  Extents are sorted and
+ * contiguous from 0; the store is as large as they are.  backends/remap.c;
+ * lower must outlive it.  0 or -errno after one error line.
+ */
+#define VUBLK_EXTENT_HOLE UINT64_MAX
+struct vublk_extent {
+	uint64_t off, len, lower;
+};
+int vublk_remap_open(struct vublk_backend *be, struct vublk_backend *lower,
+		     const struct vublk_extent *ext, size_t n);
 
 /*
  * The lib/pmem device of an open pmem backend, for vublk-bench pmem, whose

@@ -33,5 +33,9 @@ void vublk_log_set_timestamps(bool on);
  */
 int vublk_parse_u64(const char *what, const char *s, uint64_t min,
 		    uint64_t max, uint64_t *out);
+/* The same for a number of bytes, which may end in K, M, G or T (powers
+ * of 1024, as fio and truncate take them): "48M" is 50331648. */
+int vublk_parse_size(const char *what, const char *s, uint64_t min,
+		     uint64_t max, uint64_t *out);
 
 #endif /* VUBLK_LOG_H */

@@ -17,6 +17,11 @@ struct vublk_server_cfg {
 	/* ADD_DEV flags: 0 or UBLK_F_USER_RECOVERY [| _REISSUE | _FAIL_IO];
 	 * a flag the kernel does not grant is an error. */
 	uint64_t recovery_flags;
+	/* Zero copy (UBLK_F_AUTO_BUF_REG, Linux 6.16) for a target that
+	 * allows it: where the driver has it (AUTO), always (ON: else an
+	 * error), never (OFF: the data is copied, as on older kernels). */
+	enum vublk_zero_copy { VUBLK_ZERO_COPY_AUTO, VUBLK_ZERO_COPY_ON,
+			       VUBLK_ZERO_COPY_OFF } zero_copy;
 	/*
 	 * Recover: serve the existing device dev_id, whose server died,
 	 * instead of adding one (START/END_USER_RECOVERY).  nr_queues,
@@ -41,6 +46,9 @@ struct vublk_server_cfg {
 	 * at exit; NULL or "" for none.  Read when serving starts, so
 	 * on_added may fill it in. */
 	const char *stats_path;
+	/* The control socket (core/control.c), created once serving; NULL
+	 * or "" for none.  Read when serving starts, as stats_path. */
+	const char *control_path;
 };
 
 /*
@@ -49,9 +57,12 @@ struct vublk_server_cfg {
  * logging its counters.  Returns 0 after a clean stop, or -errno after
  * printing one error line; in every case nothing is left in the kernel,
  * except that a recovery refused before START_USER_RECOVERY leaves the
- * device as it found it (quiesced, for another try).  Blocks SIGTERM,
+ * device as it found it (quiesced, for another try).  Returns
+ * VUBLK_SERVER_QUIESCED when a control request handed the device to the
+ * next server (`vublk recover --restart`): the device stays, quiesced.  Blocks SIGTERM,
  * SIGINT and SIGHUP in the calling thread (and so in the queue threads).
  */
+#define VUBLK_SERVER_QUIESCED 1
 int vublk_server_run(const struct vublk_server_cfg *cfg);
 
 #endif /* VUBLK_SERVER_H */

@@ -53,6 +53,13 @@ enum vublk_op {
  */
 #define VUBLK_REQ_READAHEAD	(1U << 1)
 #define VUBLK_REQ_NOUNMAP	(1U << 2) /* WRITE_ZEROES: keep blocks allocated */
+/*
+ * Zero copy: no buf; the request's own pages are buffer buf_index of the
+ * queue's io_uring (registered by the driver: UBLK_F_AUTO_BUF_REG), which
+ * io_uring's READ_FIXED/WRITE_FIXED take at byte offsets from 0.  Only
+ * for a target that set zero_copy, and the target cannot see the data.
+ */
+#define VUBLK_REQ_FIXED_BUF	(1U << 3)
 
 /* One validated block request.  offset and len are in bytes. */
 struct vublk_req {
@@ -61,6 +68,7 @@ struct vublk_req {
 	uint64_t offset;
 	uint32_t len;		/* 0 for FLUSH */
 	void *buf;		/* len bytes, page aligned; READ fills, WRITE reads */
+	unsigned buf_index;	/* with VUBLK_REQ_FIXED_BUF, instead of buf */
 };
 
 struct vublk_tgt_ops;
@@ -89,6 +97,12 @@ struct vublk_tgt {
 	bool volatile_cache;		/* FLUSH and FUA are meaningful */
 	bool discard;			/* DISCARD and WRITE_ZEROES supported */
 	uint32_t discard_granularity;	/* bytes, when discard */
+	/* The target only moves data, through a backend that can take the
+	 * request's own pages: its requests may come VUBLK_REQ_FIXED_BUF
+	 * (zero copy, where the driver has it).  dma_align_mask: what the
+	 * backend needs of those pages' addresses (4095 for O_DIRECT). */
+	bool zero_copy;
+	uint32_t dma_align_mask;
 	/* The store the target reads and writes through, if it has one
 	 * (for vublk-bench, which measures under the target). */
 	struct vublk_backend *backend;
@@ -127,6 +141,25 @@ struct vublk_tgt_ops {
 	/* Start one request; see the completion contract above. */
 	int (*queue_io)(struct vublk_queue *q, unsigned tag,
 			const struct vublk_req *req);
+	/*
+	 * Optional: the core has handled one pass over the queue's
+	 * completions (requests that arrived, backends' answers) and is
+	 * about to wait for more.  A target that set work aside to do it
+	 * together does it now (the verity target verifies the requests
+	 * whose reads are in, pairing their blocks); nothing may be left
+	 * set aside after it returns, as blk-mq's ->commit_rqs() ends a
+	 * batch of ->queue_rq() calls.
+	 */
+	void (*queue_batch_end)(struct vublk_queue *q);
+	/*
+	 * Optional, main thread, while queues run: the device is to be
+	 * *size bytes, or for 0, as large as its store is now (vublk
+	 * update-size).  Sets *size to what the device will be (a multiple
+	 * of the logical block) and returns 0 once every request up to it
+	 * can be served; else -errno with one line in why[len].
+	 */
+	int (*resize)(struct vublk_tgt *t, uint64_t *size, char *why,
+		      size_t len);
 	/* Optional: the target's own counters and settings, for the stats
 	 * file, `vublk list --json` and the log line at stop. */
 	void (*report)(struct vublk_tgt *t, struct vublk_stats_out *out);

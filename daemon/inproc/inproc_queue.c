@@ -148,9 +148,14 @@ int inproc_queue_reap(struct inproc_queue *iq)
 	 * make us wait forever: give up, so that a test fails instead of
 	 * hanging. */
 	struct __kernel_timespec limit = { .tv_sec = INPROC_QUEUE_STALL_S };
+	void (*batch_end)(struct vublk_queue *) = iq->q.tgt->ops->queue_batch_end;
 	struct io_uring_cqe *cqe;
 	int ret;
 
+	/* The requests started since the last pass end a batch too (as
+	 * the core's dispatch happens within its pass). */
+	if (batch_end)
+		batch_end(&iq->q);
 	ret = vublk_ring_submit(&iq->ring, iq->in_flight ? 1 : 0,
 				iq->in_flight ? &limit : NULL);
 	if (ret == -ETIME)
@@ -166,6 +171,8 @@ int inproc_queue_reap(struct inproc_queue *iq)
 			return -EPROTO;
 		vublk_ring_event_done(&iq->q, &copy);
 	}
+	if (batch_end)
+		batch_end(&iq->q);
 	return iq->ring.broken ? -ENOMEM : 0;
 }
 

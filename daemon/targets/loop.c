@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,10 @@ static int loop_set_shape(struct vublk_tgt *t, struct loop_tgt *lt)
 	t->volatile_cache = be->volatile_cache;
 	t->discard = !t->read_only;
 	t->discard_granularity = 4096;
+	/* The loop target never looks at the data: where the backend can
+	 * move it to and from the request's own pages, it may. */
+	t->zero_copy = be->ops->fixed_buffers;
+	t->dma_align_mask = be->mem_align > 1 ? be->mem_align - 1 : 0;
 	return 0;
 }
 
@@ -133,6 +138,39 @@ static int pmem_init(struct vublk_tgt *t)
 
 	lt->backend_ops = vublk_backend_find("pmem");
 	return loop_init(t);
+}
+
+/*
+ * vublk update-size: the backing store's size now (0), or the size asked
+ * for, which must be whole blocks within the store.
+ */
+static int loop_resize(struct vublk_tgt *t, uint64_t *size, char *why,
+		       size_t len)
+{
+	struct loop_tgt *lt = t->priv;
+	struct vublk_backend *be = &lt->be;
+	uint64_t bs = 1ULL << t->logical_bs_shift, want;
+	int ret;
+
+	if (!be->ops->refresh_size) {
+		snprintf(why, len, "the %s backend has a fixed size (delete the device and add it again)",
+			 be->ops->name);
+		return -EOPNOTSUPP;
+	}
+	ret = be->ops->refresh_size(be);
+	if (ret) {
+		snprintf(why, len, "cannot size %s: %s", be->path,
+			 strerror(-ret));
+		return ret;
+	}
+	want = *size ? *size : be->size & ~(bs - 1);
+	if (want % bs || want < bs || want > be->size) {
+		snprintf(why, len, "%" PRIu64 " bytes is not a whole number of %" PRIu64 "-byte blocks from one block up to the %" PRIu64 " bytes of %s (grow the file first, e.g. truncate -s)",
+			 want, bs, be->size, be->path);
+		return -EINVAL;
+	}
+	*size = want;
+	return 0;
 }
 
 static void loop_deinit(struct vublk_tgt *t)
@@ -187,6 +225,7 @@ static int loop_queue_io(struct vublk_queue *q, unsigned tag,
 	io->bio.pos = req->offset;
 	io->bio.len = req->len;
 	io->bio.buf = req->buf;
+	io->bio.buf_index = req->buf_index;
 	io->bio.end_io = loop_end_io;
 	ret = vublk_backend_submit(&lt->be, q, &io->bio);
 	if (ret != VUBLK_BIO_QUEUED)
@@ -219,6 +258,7 @@ const struct vublk_tgt_ops vublk_tgt_loop = {
 	.queue_init = loop_queue_init,
 	.queue_deinit = loop_queue_deinit,
 	.queue_io = loop_queue_io,
+	.resize = loop_resize,
 	.report = loop_report,
 };
 

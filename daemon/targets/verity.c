@@ -5,11 +5,11 @@
  *
  * The image is what `vublk-verity format` writes: the data, then the tree
  * and descriptor past its end the way f2fs stores them (lib/f2fslayout).
- * This file opens and validates the image, has verity_trust.c check its
- * file digest (--digest) and signature (--trusted-cert) and sets the
- * device shape, as fs/verity/open.c: fsverity_file_open() +
- * fsverity_init_merkle_tree_params() prepare a verity inode; a READ is in
- * verity_read.c, its bytes move through the
+ * This file has verity_image.c open and validate the image and
+ * verity_trust.c check its file digest (--digest) and signature
+ * (--trusted-cert), and sets the device shape, as fs/verity/open.c:
+ * fsverity_file_open() + fsverity_init_merkle_tree_params() prepare a
+ * verity inode; a READ is in verity_read.c, its bytes move through the
  * backend that --backend chooses (backends/: io_uring, or a libpmem2
  * mapping).  Options follow dm-verity where they have a counterpart
  * (--on-corruption ~ restart_on_corruption).
@@ -36,6 +36,7 @@ enum verity_opt {
 	VERITY_OPT_ON_CORRUPTION,
 	VERITY_OPT_DIRECT,
 	VERITY_OPT_BACKEND,
+	VERITY_OPT_F2FS_FILE,
 	VERITY_OPT_TRUSTED_CERT,
 	VERITY_OPT_SIGNATURE,
 	VERITY_OPT_REQUIRE_SIGNATURE,
@@ -49,6 +50,7 @@ static const struct option verity_options[] = {
 	{ "on-corruption", required_argument, NULL, VERITY_OPT_ON_CORRUPTION },
 	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
 	{ "backend", required_argument, NULL, VERITY_OPT_BACKEND },
+	{ "f2fs-file", required_argument, NULL, VERITY_OPT_F2FS_FILE },
 	{ "trusted-cert", required_argument, NULL, VERITY_OPT_TRUSTED_CERT },
 	{ "signature", required_argument, NULL, VERITY_OPT_SIGNATURE },
 	{ "require-signature", no_argument, NULL,
@@ -122,6 +124,9 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 		return 0;
 	case VERITY_OPT_BACKEND:
 		return vublk_backend_parse(arg, &vt->backend_ops);
+	case VERITY_OPT_F2FS_FILE:
+		vt->f2fs_file = arg;
+		return 0;
 	case VERITY_OPT_TRUSTED_CERT:
 		return verity_add_trusted_cert(vt, arg);
 	case VERITY_OPT_SIGNATURE:
@@ -131,46 +136,6 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 		return 0;
 	default:
 		return -EINVAL;
-	}
-}
-
-/*
- * The trailer, descriptor and tree geometry, as f2fs_get_verity_descriptor()
- * and fsverity_create_info() validate them before a verity file opens.
- * Read through a descriptor of its own: the backend moves the data later.
- */
-static int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	const char *file = t->backing_file;
-	int fd = open(file, O_RDONLY | O_CLOEXEC), err;
-
-	if (fd < 0) {
-		vublk_error("cannot open verity image %s: %s", file,
-			    strerror(errno));
-		return -errno;
-	}
-	err = f2fslayout_read(fd, &vt->img);
-	close(fd);
-	if (!err) {
-		vt->img_ready = true;
-		return 0;
-	}
-	switch (f2fslayout_error_kind(err)) {
-	case F2FSLAYOUT_ERR_NOT_SEALED:
-		vublk_error("%s is not a sealed verity image: %s",
-			    file, f2fslayout_strerror(err));
-		return -EINVAL;
-	case F2FSLAYOUT_ERR_DAMAGE:
-		vublk_error("verity image %s is damaged: %s",
-			    file, f2fslayout_strerror(err));
-		return -EINVAL;
-	case F2FSLAYOUT_ERR_NOMEM:
-		vublk_error("cannot read verity image %s: out of memory", file);
-		return -ENOMEM;
-	default:
-		vublk_error("cannot read verity image %s: %s", file,
-			    f2fslayout_strerror(err));
-		return -EIO;
 	}
 }
 
@@ -251,42 +216,12 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 	return 0;
 }
 
-/*
- * The image through the backend --backend chose.  --direct: O_DIRECT reads
- * must be block-aligned, hence 4 KiB Merkle blocks.  The backend must see
- * the image the metadata described: every read stays inside it.
- */
-static int verity_open_backend(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	uint64_t want = vt->img.layout.image_size;
-	int err;
-
-	if (vt->direct && vt->log_bs < 12) {
-		vublk_error("verity image %s has %u-byte Merkle blocks: --direct needs at least 4096 (drop --direct)",
-			    t->backing_file, 1U << vt->log_bs);
-		return -EINVAL;
-	}
-	err = vublk_backend_open(&vt->be, vt->backend_ops, t->backing_file,
-				 VUBLK_BACKEND_READ_ONLY |
-				 (vt->direct ? VUBLK_BACKEND_DIRECT : 0));
-	if (err)
-		return err;
-	t->backend = &vt->be;
-	if (vt->be.size == want)
-		return 0;
-	vublk_error("verity image %s is %" PRIu64 " bytes now, %" PRIu64 " when its metadata was read: it changed while being opened (retry once nothing writes it)",
-		    t->backing_file, vt->be.size, want);
-	return -EINVAL;
-}
-
 static void verity_release(struct verity_tgt *vt)
 {
 	if (vt->tree)
 		merkle_tree_close(vt->tree);
 	merkle_cache_free(vt->cache);
-	vublk_backend_close(&vt->be);
-	if (vt->img_ready)
-		f2fslayout_image_release(&vt->img);
+	verity_close_image(vt);
 	verity_trust_release(vt);
 	verity_ratelimit_destroy(&vt->ratelimit);
 }
@@ -314,7 +249,7 @@ static int verity_init(struct vublk_tgt *t)
 		   t->backing_file, vt->img.layout.data_size,
 		   merkle_hash_alg_name(vt->img.params.hash_alg),
 		   1U << vt->log_bs, vt->img.geometry.num_levels,
-		   vt->be.ops->name, verity_readahead_names[vt->readahead],
+		   vt->image.ops->name, verity_readahead_names[vt->readahead],
 		   verity_on_corruption_names[vt->on_corruption]);
 	return 0;
 }
@@ -332,7 +267,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	struct merkle_stats ms;
 
 	merkle_tree_stats(vt->tree, &ms);
-	vublk_stat_str(out, "backend", vt->be.ops->name);
+	vublk_stat_str(out, "backend", vt->image.ops->name);
 	vublk_stat_str(out, "signature", verity_signature_status(vt));
 	vublk_stat_str(out, "readahead_mode",
 		       verity_readahead_names[vt->readahead]);
@@ -346,7 +281,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	vublk_stat_u64(out, "cache_misses", ms.cache_misses);
 	vublk_stat_u64(out, "failures", ms.failures);
 	vublk_stat_u64(out, "io_errors", verity_counter(&c->io_errors));
-	vublk_backend_report(&vt->be, out);
+	vublk_backend_report(vt->be, out);
 }
 
 const struct vublk_tgt_ops vublk_tgt_verity = {
@@ -374,6 +309,9 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"  --backend=file|pmem  how the image is read: file (default: io_uring reads)\n"
 		"                     or pmem (copies out of a libpmem2 mapping of IMAGE, best\n"
 		"                     on a -o dax filesystem; a fault fails the read with EIO)\n"
+		"  --f2fs-file=PATH   IMAGE is a real f2fs: serve its fs-verity file PATH (from\n"
+		"                     the filesystem's root), with the file's own tree and\n"
+		"                     descriptor; --digest is what `fsverity measure` prints\n"
 		"  --cache-blocks=N   (testing) a cache of N hash blocks, raised to the minimum\n",
 	.priv_size = sizeof(struct verity_tgt),
 	.options = verity_options,
@@ -383,5 +321,6 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 	.queue_init = verity_queue_init,
 	.queue_deinit = verity_queue_deinit,
 	.queue_io = verity_queue_io,
+	.queue_batch_end = verity_queue_batch_end,
 	.report = verity_report,
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * verity.h - internals of the verity target, shared by its files:
- *   verity.c         options, init/deinit (image, shape), report
+ *   verity.c         options, init/deinit (shape), report
+ *   verity_image.c   the image's metadata and its backend
  *   verity_trust.c   --digest and the builtin signature (lib/sig)
  *   verity_read.c    a READ, top to bottom
  *   verity_report.c  rate-limited corruption reports, --on-corruption
@@ -65,8 +66,13 @@ struct verity_ratelimit {
 };
 
 struct verity_tgt {
-	struct vublk_backend be;	/* the image */
+	struct vublk_backend *be;	/* what reads go through: one of */
+	struct vublk_backend image;	/*   the image (--backend) */
+	struct vublk_backend file;	/*   a file of it (--f2fs-file) */
 	const struct vublk_backend_ops *backend_ops;	/* --backend */
+	const char *f2fs_file;		/* --f2fs-file */
+	struct vublk_extent *extents;	/* the file's, for file */
+	size_t nr_extents;
 	bool direct;			/* --direct: O_DIRECT */
 	enum verity_readahead readahead;
 	enum verity_on_corruption on_corruption;
@@ -144,14 +150,28 @@ struct verity_io {
 /* A queue's requests; only its own thread touches it. */
 struct verity_queue {
 	uint64_t next_read_id;
+	/* Requests whose reads are in, to verify at the end of the pass
+	 * over the completions; and the batch being verified, with its
+	 * merkle_verify_many() ranges.  depth entries each. */
+	struct verity_io **ready, **batch;
+	unsigned nready;
+	struct merkle_verify_req *reqs;
 	struct verity_io ios[];		/* one per tag */
 };
+
+/* verity_image.c: the metadata into vt->img, then the backend vt->be;
+ * each 0 or -errno after one error line.  verity_close_image() undoes
+ * both. */
+int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt);
+int verity_open_backend(struct vublk_tgt *t, struct verity_tgt *vt);
+void verity_close_image(struct verity_tgt *vt);
 
 /* verity_read.c: the target's queue ops. */
 int verity_queue_init(struct vublk_queue *q);
 void verity_queue_deinit(struct vublk_queue *q);
 int verity_queue_io(struct vublk_queue *q, unsigned tag,
 		    const struct vublk_req *req);
+void verity_queue_batch_end(struct vublk_queue *q);
 /* Hash blocks one request may need at once (cache sizing, round bound). */
 unsigned verity_max_tree_blocks(const struct vublk_tgt *t);
 

@@ -12,8 +12,11 @@
  *     merkle_plan_reads() lists every uncached hash block the request needs,
  *     at every level, and those are read along with the data (Linux 7.0's
  *     fsverity_readahead() at read submission).
- *  2. verity_read_verify(): once every read is in, merkle_verify_blocks()
- *     checks the data.  When it lacks a hash block it says which
+ *  2. verity_queue_batch_end(): once every read is in, the request waits
+ *     for the end of the queue's pass over its completions, and then all
+ *     the requests that are ready are verified in one merkle_verify_many()
+ *     call, their blocks hashed two at a time across requests (a 4 KiB
+ *     random read is one block: alone it would never pair).  When it lacks a hash block it says which
  *     (MERKLE_NEED_TREE): that extent is read, put in the cache, and
  *     verification resumes at the first unverified block.  With
  *     --readahead=completion (the 2020 "implement readahead of Merkle tree
@@ -72,6 +75,14 @@ unsigned verity_max_tree_blocks(const struct vublk_tgt *t)
 	return (unsigned)total;
 }
 
+static void verity_queue_free(struct verity_queue *vq)
+{
+	free(vq->ready);
+	free(vq->batch);
+	free(vq->reqs);
+	free(vq);
+}
+
 int verity_queue_init(struct vublk_queue *q)
 {
 	struct verity_queue *vq = calloc(1, sizeof(*vq) +
@@ -79,6 +90,13 @@ int verity_queue_init(struct vublk_queue *q)
 
 	if (!vq)
 		return -ENOMEM;
+	vq->ready = calloc(q->depth, sizeof(*vq->ready));
+	vq->batch = calloc(q->depth, sizeof(*vq->batch));
+	vq->reqs = calloc(q->depth, sizeof(*vq->reqs));
+	if (!vq->ready || !vq->batch || !vq->reqs) {
+		verity_queue_free(vq);
+		return -ENOMEM;
+	}
 	for (unsigned tag = 0; tag < q->depth; tag++)
 		vq->ios[tag].tag = tag;
 	q->priv = vq;
@@ -91,7 +109,7 @@ void verity_queue_deinit(struct vublk_queue *q)
 		free(verity_io_of(q, tag)->tbuf);
 		free(verity_io_of(q, tag)->bounce);
 	}
-	free(q->priv);
+	verity_queue_free(q->priv);
 }
 
 /* Make *buf hold need bytes, aligned; only while no read into it is in
@@ -204,17 +222,22 @@ verity_busy_tree_read(struct vublk_queue *q, uint64_t off)
 	return NULL;
 }
 
-static void verity_read_verify(struct vublk_queue *q, struct verity_io *io);
-
-/* One reference of io dropped: the last one verifies (or fails). */
+/*
+ * One reference of io dropped: after the last one the request fails, or
+ * waits with the others whose reads are in, to be verified together at
+ * the end of this pass over the queue's completions
+ * (verity_queue_batch_end()).
+ */
 static void verity_read_put(struct vublk_queue *q, struct verity_io *io)
 {
+	struct verity_queue *vq = q->priv;
+
 	if (--io->pending)
 		return;
 	if (io->error)
 		verity_read_fail(q, io, io->error_what, io->error);
 	else
-		verity_read_verify(q, io);
+		vq->ready[vq->nready++] = io;
 }
 
 static void verity_read_error(struct verity_io *io, const char *what,
@@ -313,7 +336,7 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 	io->tbuf_used += r->bio.len;
 	verity_count_tree_read(vt, io, off, r->bio.len);
 	io->pending++;
-	ret = vublk_backend_submit(&vt->be, q, &r->bio);
+	ret = vublk_backend_submit(vt->be, q, &r->bio);
 	if (ret != VUBLK_BIO_QUEUED)
 		verity_tree_read_end(q, &r->bio, ret);
 }
@@ -354,9 +377,17 @@ static void verity_zero_tail(const struct verity_tgt *vt, struct verity_io *io)
 static void verity_read_missing(struct vublk_queue *q, struct verity_io *io,
 				const struct merkle_verify_result *res)
 {
+	struct verity_tgt *vt = q->tgt->priv;
+	struct verity_queue *vq = q->priv;
 	int err;
 
 	io->next_block = res->block;
+	/* Verified in a batch: a request before it in the batch may have
+	 * read the block since (a synchronous backend answers at once). */
+	if (merkle_tree_cached(vt->tree, res->missing.off)) {
+		vq->ready[vq->nready++] = io;
+		return;
+	}
 	if (++io->rounds > 2 * verity_max_tree_blocks(q->tgt) + 8) {
 		verity_read_fail(q, io, "hash blocks evicted before use",
 				 -ENOBUFS);
@@ -372,29 +403,71 @@ static void verity_read_missing(struct vublk_queue *q, struct verity_io *io,
 	verity_read_put(q, io);
 }
 
-static void verity_read_verify(struct vublk_queue *q, struct verity_io *io)
+/* What verification said of io: done, missing tree bytes, or a failure. */
+static void verity_read_verified(struct vublk_queue *q, struct verity_io *io,
+				 const struct merkle_verify_req *req)
 {
-	struct verity_tgt *vt = q->tgt->priv;
-	struct merkle_verify_result res;
-	int err;
-
-	verity_zero_tail(vt, io);
-	err = merkle_verify_blocks(vt->tree, io->next_block,
-				   io->data + ((io->next_block -
-						io->first_block) << vt->log_bs),
-				   io->end_block - io->next_block,
-				   io->ra_blocks, &res);
-	if (!err) {
+	if (!req->status) {
 		verity_read_finish(q, io, 0);
-	} else if (err == MERKLE_NEED_TREE) {
-		verity_read_missing(q, io, &res);
-	} else if (err == MERKLE_E_CORRUPT) {
-		verity_report_corruption(q, res.block, &io->req);
+	} else if (req->status == MERKLE_NEED_TREE) {
+		verity_read_missing(q, io, &req->res);
+	} else if (req->status == MERKLE_E_CORRUPT) {
+		verity_report_corruption(q, req->res.block, &io->req);
 		verity_read_finish(q, io, -EIO);
 	} else {
-		verity_read_fail(q, io, merkle_error_kind(err) ==
+		verity_read_fail(q, io, merkle_error_kind(req->status) ==
 				 MERKLE_ERR_NOMEM ? "out of memory" :
-				 "verification error", err);
+				 "verification error", req->status);
+	}
+}
+
+/* Verify the n ready requests of vq->batch in one merkle_verify_many()
+ * call, so that their blocks are hashed in pairs across requests. */
+static void verity_verify_batch(struct vublk_queue *q, unsigned n)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+	struct verity_queue *vq = q->priv;
+	int err;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct verity_io *io = vq->batch[i];
+
+		verity_zero_tail(vt, io);
+		vq->reqs[i] = (struct merkle_verify_req){
+			.first_block = io->next_block,
+			.data = io->data + ((io->next_block - io->first_block)
+					    << vt->log_bs),
+			.nblocks = io->end_block - io->next_block,
+			.ra_blocks = io->ra_blocks,
+		};
+	}
+	err = merkle_verify_many(vt->tree, vq->reqs, n);
+	for (unsigned i = 0; i < n; i++) {
+		if (err)
+			verity_read_fail(q, vq->batch[i], "verification error",
+					 err);
+		else
+			verity_read_verified(q, vq->batch[i], &vq->reqs[i]);
+	}
+}
+
+/*
+ * The end of a pass over the queue's completions: verify every request
+ * whose reads are in, together.  What that starts (the tree bytes a
+ * request still lacks) may be answered at once by a synchronous backend
+ * and make requests ready again: verify until none is, so that no request
+ * is left waiting for a completion that will not come.
+ */
+void verity_queue_batch_end(struct vublk_queue *q)
+{
+	struct verity_queue *vq = q->priv;
+
+	while (vq->nready) {
+		unsigned n = vq->nready;
+
+		memcpy(vq->batch, vq->ready, n * sizeof(*vq->batch));
+		vq->nready = 0;
+		verity_verify_batch(q, n);
 	}
 }
 
@@ -488,7 +561,7 @@ static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
 		.end_io = verity_data_read_end,
 	};
 	io->pending++;
-	ret = vublk_backend_submit(&vt->be, q, &io->data_bio);
+	ret = vublk_backend_submit(vt->be, q, &io->data_bio);
 	if (ret != VUBLK_BIO_QUEUED)
 		verity_data_read_end(q, &io->data_bio, ret);
 	verity_read_put(q, io);

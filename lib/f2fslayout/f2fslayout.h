@@ -23,16 +23,21 @@
  * its "v" xattr (struct fsverity_descriptor_location) lives in the trailer,
  * the last 64 bytes of the image file.  docs/FORMAT.md describes every byte.
  *
+ * The second part of this header reads real f2fs images, to find and
+ * check the verity files inside them ("Real f2fs images" below).
+ *
  * Errors: functions that can fail return 0 (or a documented non-negative
  * value) on success, or a negative value: -errno, one of the F2FSLAYOUT_E_*
  * codes below, or a MERKLE_E_* code from lib/merkle (descriptor
  * validation).  f2fslayout_strerror() names all three.
  *
- * Thread safety: everything is plain data or stateless.
+ * Thread safety: everything is plain data or stateless (for the f2fs part,
+ * see there).
  */
 #ifndef VUBLK_F2FSLAYOUT_H
 #define VUBLK_F2FSLAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +76,34 @@ enum f2fslayout_error {
 	F2FSLAYOUT_E_NOT_REGULAR,	/* writing needs a regular file */
 	F2FSLAYOUT_E_IMAGE_TOO_LARGE,	/* planned image exceeds off_t */
 	F2FSLAYOUT_E_TREE_RANGE,	/* tree I/O outside the tree */
+	/* Real f2fs images (f2fslayout_fs_*, f2fslayout_file_*): */
+	F2FSLAYOUT_E_F2FS_NO_SUPER,	/* no superblock copy has the magic */
+	F2FSLAYOUT_E_F2FS_SUPER_CHECKSUM, /* superblock checksum mismatch */
+	F2FSLAYOUT_E_F2FS_SUPER_INVALID, /* superblock field out of range */
+	F2FSLAYOUT_E_F2FS_FEATURE,	/* a filesystem feature not understood */
+	F2FSLAYOUT_E_F2FS_IMAGE_SHORT,	/* image smaller than the filesystem */
+	F2FSLAYOUT_E_F2FS_NO_CHECKPOINT, /* neither checkpoint pack is valid */
+	F2FSLAYOUT_E_F2FS_CHECKPOINT_INVALID, /* checkpoint field out of range */
+	F2FSLAYOUT_E_F2FS_NID_RANGE,	/* node id outside the NAT */
+	F2FSLAYOUT_E_F2FS_NAT_ENTRY,	/* NAT entry: no block, bad block, ino */
+	F2FSLAYOUT_E_F2FS_NODE_FOOTER,	/* node block footer does not match */
+	F2FSLAYOUT_E_F2FS_INODE_INVALID, /* inode field out of range */
+	F2FSLAYOUT_E_F2FS_BLOCK_ADDR,	/* data block outside the main area */
+	F2FSLAYOUT_E_F2FS_TOO_FRAGMENTED, /* more extents than blocks */
+	F2FSLAYOUT_E_F2FS_FILE_TOO_LARGE, /* past the largest f2fs file */
+	F2FSLAYOUT_E_F2FS_XATTR_INVALID, /* xattr entries run past their area */
+	F2FSLAYOUT_E_F2FS_DIR_INVALID,	/* dentry or directory depth corrupt */
+	F2FSLAYOUT_E_F2FS_ENCRYPTED,	/* encrypted file or directory */
+	F2FSLAYOUT_E_F2FS_COMPRESSED,	/* compressed file */
+	F2FSLAYOUT_E_F2FS_NOT_REGULAR,	/* not a regular file */
+	F2FSLAYOUT_E_F2FS_NOT_VERITY,	/* regular file without fs-verity */
+	F2FSLAYOUT_E_F2FS_INLINE_VERITY, /* verity flag on inline data */
+	F2FSLAYOUT_E_F2FS_NO_VERITY_XATTR, /* verity flag but no "v" xattr */
+	F2FSLAYOUT_E_F2FS_VERITY_XATTR,	/* "v" xattr of unknown format */
+	F2FSLAYOUT_E_F2FS_VERITY_LOCATION, /* descriptor location invalid */
+	F2FSLAYOUT_E_F2FS_VERITY_DATA_SIZE, /* descriptor data size != i_size */
+	F2FSLAYOUT_E_F2FS_VERITY_TREE,	/* tree runs into the descriptor */
+	F2FSLAYOUT_E_F2FS_RANGE,	/* file read outside the mapped blocks */
 };
 
 /*
@@ -84,6 +117,7 @@ enum f2fslayout_error_kind {
 	F2FSLAYOUT_ERR_NONE,		/* not a failure */
 	F2FSLAYOUT_ERR_NOT_SEALED,	/* no vublk metadata at all */
 	F2FSLAYOUT_ERR_DAMAGE,		/* metadata present but invalid */
+	F2FSLAYOUT_ERR_UNSUPPORTED,	/* valid, but not understood here */
 	F2FSLAYOUT_ERR_ARGUMENT,	/* the caller's file or sizes won't do */
 	F2FSLAYOUT_ERR_IO,		/* -errno, or the image changed meanwhile */
 	F2FSLAYOUT_ERR_NOMEM,		/* out of memory */
@@ -262,5 +296,227 @@ struct f2fslayout_tree_io {
 int f2fslayout_tree_read(void *ctx, void *buf, size_t len, uint64_t off);
 int f2fslayout_tree_write(void *ctx, const void *buf, size_t len,
 			  uint64_t off);
+
+/*
+ * ---- Real f2fs images ----
+ *
+ * Read-only parsing of an f2fs filesystem image as mkfs.f2fs and the
+ * kernel's fs/f2fs write it, to find the fs-verity files inside it and
+ * everything needed to check them offline: no mount, no kernel f2fs.
+ * Source of truth for every structure: include/linux/f2fs_fs.h and
+ * fs/f2fs/ (super.c, checkpoint.c, node.c, inode.c, xattr.c, dir.c,
+ * hash.c, inline.c, verity.c); docs/FORMAT.md, "Real f2fs images".
+ *
+ * What is read, in the kernel's order: the superblock (the first of its
+ * two copies that is valid, checksum included when the sb_checksum
+ * feature is on), the newer valid checkpoint pack, its NAT journal, then
+ * on demand NAT entries, node blocks, inodes with their inline xattrs and
+ * xattr node, direct and indirect node trees, inline data and inline
+ * dentries, and directories by their hashed dentry blocks.  What is read
+ * is the state of the last checkpoint: fsynced writes after it that the
+ * kernel would roll forward at mount are not seen (info.clean says
+ * whether the filesystem was unmounted cleanly).
+ *
+ * Every on-disk number is bounds-checked before it is used; an image this
+ * code does not understand (another block size, several devices, an
+ * unknown feature bit) is refused at open, and a file it does not
+ * understand (encrypted, compressed) fails with its own error code while
+ * the rest of the image stays readable.  Nothing is ever guessed.
+ *
+ * Thread safety: after f2fslayout_fs_open() returns, a struct
+ * f2fslayout_fs is only read (pread() on its fd), so any number of
+ * threads may look up, walk, open and read files at once.  A struct
+ * f2fslayout_file is plain data.
+ */
+
+/* f2fs block size: the only one the kernel supports on 4 KiB pages. */
+#define F2FSLAYOUT_F2FS_BLOCK_SIZE 4096
+/* image_off of an extent that reads as zeroes (a hole, or NEW_ADDR). */
+#define F2FSLAYOUT_HOLE UINT64_MAX
+/* The longest name in a directory (F2FS_NAME_LEN). */
+#define F2FSLAYOUT_F2FS_NAME_LEN 255
+
+/* Directory entry types: the kernel's F2FS_FT_* (include/linux/f2fs_fs.h). */
+enum f2fslayout_file_type {
+	F2FSLAYOUT_FT_UNKNOWN,
+	F2FSLAYOUT_FT_REG_FILE,
+	F2FSLAYOUT_FT_DIR,
+	F2FSLAYOUT_FT_CHRDEV,
+	F2FSLAYOUT_FT_BLKDEV,
+	F2FSLAYOUT_FT_FIFO,
+	F2FSLAYOUT_FT_SOCK,
+	F2FSLAYOUT_FT_SYMLINK,
+};
+
+struct f2fslayout_fs;
+
+/* What f2fslayout_fs_open() found. */
+struct f2fslayout_fs_info {
+	unsigned super_copy;		/* 0 or 1: the superblock copy used */
+	bool other_super_valid;		/* the other copy is valid too */
+	uint32_t features;		/* superblock feature bits */
+	uint64_t block_count;		/* 4 KiB blocks in the filesystem */
+	unsigned checkpoint_pack;	/* 1 or 2 */
+	uint64_t checkpoint_version;
+	bool clean;			/* CP_UMOUNT_FLAG: unmounted cleanly */
+	uint32_t root_ino;
+};
+
+/*
+ * Open the f2fs image on fd (a regular file or a block device, read-only
+ * is enough).  fd stays the caller's: keep it open while *fs is used and
+ * close it after f2fslayout_fs_close().
+ */
+int f2fslayout_fs_open(int fd, struct f2fslayout_fs **fs);
+void f2fslayout_fs_close(struct f2fslayout_fs *fs);
+void f2fslayout_fs_get_info(const struct f2fslayout_fs *fs,
+			    struct f2fslayout_fs_info *info);
+
+/*
+ * Resolve path, from the root directory, to an inode number.  '/'
+ * separates names; leading, doubled and trailing '/' are ignored ("" and
+ * "/" are the root); "." and ".." are looked up as the entries they are.
+ * Each directory is searched the way f2fs_find_entry() does: its inline
+ * dentries, or its hash levels (fs/f2fs/hash.c: the TEA hash of the name
+ * picks one bucket per level).  In a casefolded directory every bucket is
+ * searched (the kernel's fallback when the hash misses) and names match
+ * byte for byte, not case-insensitively.  Errors: -ENOENT, -ENOTDIR,
+ * -ENAMETOOLONG, F2FSLAYOUT_E_F2FS_ENCRYPTED (names in an encrypted
+ * directory are ciphertext), or corruption codes.
+ */
+int f2fslayout_fs_lookup(struct f2fslayout_fs *fs, const char *path,
+			 uint32_t *ino);
+
+/*
+ * One entry seen by f2fslayout_fs_walk().  path is "/"-separated from the
+ * root, starting with '/'; valid during the callback only.  err is 0, or
+ * why the directory at path could not be walked (it was reported and
+ * skipped; the walk goes on).
+ */
+struct f2fslayout_dirent {
+	const char *path;
+	uint32_t ino;
+	enum f2fslayout_file_type type;	/* from the directory entry */
+	int err;
+};
+
+/* Return 0 to go on, anything else to stop the walk with that value. */
+typedef int (*f2fslayout_walk_fn)(void *ctx,
+				  const struct f2fslayout_dirent *e);
+
+/*
+ * Call fn for path itself and, if it is a directory, for everything below
+ * it, depth first, each directory's entries in on-disk order ("." and ".."
+ * left out).  Each directory inode is walked once even if a corrupt image
+ * links it twice.  Returns 0, fn's non-zero value, or an error for path
+ * itself (as f2fslayout_fs_lookup()).
+ */
+int f2fslayout_fs_walk(struct f2fslayout_fs *fs, const char *path,
+		       f2fslayout_walk_fn fn, void *ctx);
+
+/*
+ * A run of file bytes [file_off, file_off + len) stored at image bytes
+ * [image_off, image_off + len), or reading as zeroes when image_off is
+ * F2FSLAYOUT_HOLE (no block, or a block reserved but never written:
+ * NULL_ADDR and NEW_ADDR, which the kernel's read path zero-fills).
+ */
+struct f2fslayout_extent {
+	uint64_t file_off;
+	uint64_t len;
+	uint64_t image_off;
+};
+
+/* struct f2fslayout_file flags, from the inode. */
+#define F2FSLAYOUT_FILE_VERITY		(1u << 0)	/* FADVISE_VERITY_BIT */
+#define F2FSLAYOUT_FILE_INLINE_DATA	(1u << 1)	/* F2FS_INLINE_DATA */
+
+/*
+ * A regular file, mapped.  The extents are sorted, contiguous and cover
+ * [0, mapped_size) exactly: every byte of the file there has one image
+ * offset (or is a hole).  mapped_size is size rounded up to the block
+ * size, and for a verity file it reaches past size to the end of the
+ * block holding the last byte of the descriptor, so that the Merkle tree
+ * and descriptor that f2fs keeps past EOF (fs/f2fs/verity.c) are mapped
+ * too.  An inline file (data inside its inode) has one extent of size
+ * bytes, at an image offset that is not block-aligned.
+ */
+struct f2fslayout_file {
+	uint32_t ino;
+	uint32_t mode;			/* i_mode */
+	uint64_t size;			/* i_size */
+	unsigned flags;			/* F2FSLAYOUT_FILE_* */
+	uint64_t mapped_size;
+	size_t nr_extents;
+	struct f2fslayout_extent *extents;	/* malloc'd */
+};
+
+/*
+ * Read inode ino and map its blocks.  Only regular files:
+ * F2FSLAYOUT_E_F2FS_NOT_REGULAR otherwise; F2FSLAYOUT_E_F2FS_ENCRYPTED or
+ * _COMPRESSED for files whose blocks do not hold their plain bytes.  On
+ * success release *f with f2fslayout_file_release().  On failure nothing
+ * needs releasing and *f has no extents, but ino, mode, size and flags
+ * are set when the inode was read (so that the caller can tell whether
+ * the file it skips has fs-verity).
+ */
+int f2fslayout_file_open(struct f2fslayout_fs *fs, uint32_t ino,
+			 struct f2fslayout_file *f);
+void f2fslayout_file_release(struct f2fslayout_file *f);
+
+/*
+ * The index of the extent holding file byte off (binary search), or
+ * f->nr_extents when off >= f->mapped_size.
+ */
+size_t f2fslayout_file_find_extent(const struct f2fslayout_file *f,
+				   uint64_t off);
+
+/*
+ * Read len bytes of the file at off through its extents (holes read as
+ * zeroes).  The range must lie within [0, f->mapped_size), else
+ * F2FSLAYOUT_E_F2FS_RANGE.  Thread-safe (pread()).
+ */
+int f2fslayout_file_pread(const struct f2fslayout_fs *fs,
+			  const struct f2fslayout_file *f, void *buf,
+			  size_t len, uint64_t off);
+
+/*
+ * The fs-verity metadata of a verity file, as fs/verity/open.c gets it
+ * through f2fs_get_verity_descriptor(): the location from the file's
+ * F2FS_XATTR_INDEX_VERITY (11) "v" xattr (struct
+ * fsverity_descriptor_location: version 1, size, pos), checked as
+ * fs/f2fs/verity.c checks it (no wrap, pos at or after
+ * round_up(i_size, 64 KiB), within the largest f2fs file), the
+ * descriptor read from the file's blocks at pos and validated by
+ * f2fslayout_check_descriptor() (fs/verity/open.c's checks, data size
+ * equal to i_size, the tree before the descriptor).
+ *
+ * On success *img holds, in FILE offsets (not image offsets):
+ * layout.data_size = i_size, layout.tree_pos = round_up(i_size, 64 KiB),
+ * layout.tree_size, layout.desc_pos and desc_size from the xattr;
+ * layout.trailer_pos = layout.image_size = f->mapped_size (f2fs has no
+ * trailer); params, geometry, root_hash, sig_size and desc (malloc'd:
+ * release with f2fslayout_image_release()).  Map any of those file
+ * offsets to the image with the extents of f.  The fs-verity file digest
+ * (what `fsverity measure` prints) is merkle_descriptor_digest() of desc.
+ */
+int f2fslayout_file_verity(struct f2fslayout_fs *fs,
+			   const struct f2fslayout_file *f,
+			   struct f2fslayout_image *img);
+
+/*
+ * Tree reads for merkle_tree_open(): ctx is a struct
+ * f2fslayout_file_tree_io; off is a tree offset (0 = the first byte of
+ * the top level, at file offset tree_pos).  Outside [0, tree_size):
+ * F2FSLAYOUT_E_TREE_RANGE.
+ */
+struct f2fslayout_file_tree_io {
+	const struct f2fslayout_fs *fs;
+	const struct f2fslayout_file *file;
+	uint64_t tree_pos;		/* file offset of the tree */
+	uint64_t tree_size;
+};
+
+int f2fslayout_file_tree_read(void *ctx, void *buf, size_t len,
+			      uint64_t off);
 
 #endif /* VUBLK_F2FSLAYOUT_H */

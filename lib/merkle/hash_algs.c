@@ -90,8 +90,8 @@ static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
 	padded_size = (p->salt_size + alg->input_block_size - 1) /
 		      alg->input_block_size * alg->input_block_size;
 	memcpy(padded, p->salt, p->salt_size);
-	if (h->two_at_once)
-		merkle_sha256_2x_init(&h->sha256_salted, padded, padded_size);
+	if (h->sha_ni)
+		merkle_sha256_ni_init(&h->sha256_salted, padded, padded_size);
 	if (EVP_DigestInit_ex(h->salted, alg->md(), NULL) != 1)
 		return MERKLE_E_NOMEM;
 	if (padded_size && EVP_DigestUpdate(h->salted, padded, padded_size) != 1)
@@ -109,8 +109,8 @@ int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p)
 	alg = merkle_find_alg(p->hash_alg);
 	h->digest_size = alg->digest_size;
 	h->block_size = (size_t)1 << p->log_blocksize;
-	h->two_at_once = p->hash_alg == MERKLE_HASH_SHA256 &&
-			 merkle_sha256_2x_usable();
+	h->sha_ni = p->hash_alg == MERKLE_HASH_SHA256 &&
+		    merkle_sha256_ni_usable();
 	h->salted = EVP_MD_CTX_new();
 	h->work = EVP_MD_CTX_new();
 	if (!h->salted || !h->work) {
@@ -136,33 +136,65 @@ void merkle_hasher_destroy(struct merkle_hasher *h)
  * state, absorb one block, finish.  The caller zero-pads partial blocks.
  * EVP calls on a valid context fail only when OpenSSL cannot allocate
  * (EVP_MD_CTX_copy_ex() duplicates the provider state), hence
- * MERKLE_E_NOMEM.  With two_at_once, pairs of blocks go through
- * merkle_sha256_2x_finup() and only an odd last block through EVP, as
- * fs/verity/verify.c: fsverity_verify_pending_blocks() hashes two pending
- * data blocks with sha256_finup_2x() and a lone one alone.
+ * MERKLE_E_NOMEM.
  */
+static int merkle_hasher_hash_one(struct merkle_hasher *h,
+				  const uint8_t *block, uint8_t *out)
+{
+	if (h->sha_ni) {
+		merkle_sha256_ni_finup1(&h->sha256_salted, block, h->block_size,
+					out);
+		return 0;
+	}
+	if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
+	    EVP_DigestUpdate(h->work, block, h->block_size) != 1 ||
+	    EVP_DigestFinal_ex(h->work, out, NULL) != 1)
+		return MERKLE_E_NOMEM;
+	return 0;
+}
+
+/*
+ * With the SHA extensions, blocks go through merkle_sha256_ni_finup2() in
+ * pairs, as fs/verity/verify.c: fsverity_verify_pending_blocks() hashes
+ * two pending data blocks with sha256_finup_2x(), and a lone last one
+ * alone.
+ */
+int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
+			    const uint8_t *const *blocks, size_t n,
+			    uint8_t *out)
+{
+	const unsigned ds = h->digest_size;
+	size_t i = 0;
+	int err = 0;
+
+	for (; h->sha_ni && i + 2 <= n; i += 2)
+		merkle_sha256_ni_finup2(&h->sha256_salted, blocks[i],
+					blocks[i + 1], h->block_size,
+					out + i * ds, out + (i + 1) * ds);
+	for (; i < n && !err; i++)
+		err = merkle_hasher_hash_one(h, blocks[i], out + i * ds);
+	return err;
+}
+
+/* Contiguous blocks, in chunks of pointers. */
 int merkle_hasher_hash_blocks(struct merkle_hasher *h, const void *data,
 			      size_t nblocks, uint8_t *out)
 {
+	enum { CHUNK = 64 };
+	const uint8_t *ptrs[CHUNK];
 	const uint8_t *block = data;
-	size_t i = 0;
+	int err = 0;
 
-	for (; h->two_at_once && i + 2 <= nblocks; i += 2) {
-		merkle_sha256_2x_finup(&h->sha256_salted, block,
-				       block + h->block_size, h->block_size,
-				       out, out + h->digest_size);
-		block += 2 * h->block_size;
-		out += 2 * h->digest_size;
+	while (nblocks && !err) {
+		size_t n = nblocks < CHUNK ? nblocks : CHUNK;
+
+		for (size_t i = 0; i < n; i++, block += h->block_size)
+			ptrs[i] = block;
+		err = merkle_hasher_hash_ptrs(h, ptrs, n, out);
+		out += n * h->digest_size;
+		nblocks -= n;
 	}
-	for (; i < nblocks; i++) {
-		if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
-		    EVP_DigestUpdate(h->work, block, h->block_size) != 1 ||
-		    EVP_DigestFinal_ex(h->work, out, NULL) != 1)
-			return MERKLE_E_NOMEM;
-		block += h->block_size;
-		out += h->digest_size;
-	}
-	return 0;
+	return err;
 }
 
 int merkle_hash_blocks(const struct merkle_params *p, const void *data,

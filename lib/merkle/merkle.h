@@ -315,8 +315,8 @@ struct merkle_verify_result {
  * hash blocks checked for earlier blocks keep their marks.  The stats
  * count the blocks that passed on success and after MERKLE_NEED_TREE (a
  * call failing otherwise counts none).  The data is hashed in batches:
- * the tree walks of a run of up to 64 blocks first, then one hash call
- * over the run's data, two blocks at a time where the CPU can.
+ * the tree walks of up to 64 blocks first, then one hash call over their
+ * data, two blocks at a time where the CPU can.
  *
  * ra_blocks is the readahead hint: when a level-0 hash block misses the
  * cache, up to ra_blocks following level-0 blocks are read (or asked for)
@@ -327,6 +327,31 @@ struct merkle_verify_result {
 int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 			 const void *data, size_t nblocks, unsigned ra_blocks,
 			 struct merkle_verify_result *res);
+
+/* One range of data blocks for merkle_verify_many(), e.g. one request. */
+struct merkle_verify_req {
+	uint64_t first_block;
+	const void *data;
+	size_t nblocks;
+	unsigned ra_blocks;
+	/* Set by merkle_verify_many(): what merkle_verify_blocks() would
+	 * return for this range alone, and where it stopped. */
+	int status;
+	struct merkle_verify_result res;
+};
+
+/*
+ * merkle_verify_blocks() of several ranges at once: each range gets the
+ * status and result it would get alone, but their blocks are hashed
+ * together, two at a time across ranges where the CPU can (SHA-256 on the
+ * SHA extensions), as the kernel's fs-verity hashes two pending blocks of
+ * a bio together.  A server that has several requests' data in hand
+ * verifies them in one call, so that single-block requests pair up; a
+ * lone block is hashed alone, nothing waits for a partner.  Returns 0 when
+ * every range got its status, or an error of the whole call (no memory).
+ */
+int merkle_verify_many(struct merkle_tree *t, struct merkle_verify_req *reqs,
+		       size_t n);
 
 /*
  * For asynchronous callers that read ahead of verification: list,
@@ -351,6 +376,13 @@ int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
  */
 int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 		      size_t len);
+
+/*
+ * Whether the hash block at tree offset off is in the cache now: a caller
+ * that verified several ranges at once may find that what one range lacks
+ * was read meanwhile for another.
+ */
+bool merkle_tree_cached(struct merkle_tree *t, uint64_t off);
 
 /*
  * Parsing what users type: salts, hash algorithms and expected digests,

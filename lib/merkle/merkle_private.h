@@ -16,25 +16,28 @@
 #include "merkle.h"
 
 /*
- * SHA-256 of two messages at once on the x86 SHA extensions (sha256_2x.c),
- * the kernel's sha256_finup_2x().  A prefix is the state after a whole
- * number of 64-byte blocks (the padded salt).
+ * SHA-256 on the x86 SHA extensions (sha256_ni.c): of one message, or of
+ * two at once (the kernel's sha256_finup_2x()).  A prefix is the state
+ * after a whole number of 64-byte blocks (the padded salt).
  */
 struct merkle_sha256_prefix {
 	uint32_t state[8];
 	uint64_t bytes;
 };
 
-/* Whether this CPU can run merkle_sha256_2x_*(). */
-bool merkle_sha256_2x_usable(void);
+/* Whether this CPU can run merkle_sha256_ni_*(). */
+bool merkle_sha256_ni_usable(void);
 /* The state after len bytes of data (a multiple of 64, maybe 0). */
-void merkle_sha256_2x_init(struct merkle_sha256_prefix *prefix,
+void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len);
 /* SHA-256(prefix || data0) and SHA-256(prefix || data1), each len bytes,
  * len a multiple of 64. */
-void merkle_sha256_2x_finup(const struct merkle_sha256_prefix *prefix,
-			    const uint8_t *data0, const uint8_t *data1,
-			    size_t len, uint8_t out0[32], uint8_t out1[32]);
+void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
+			     const uint8_t *data0, const uint8_t *data1,
+			     size_t len, uint8_t out0[32], uint8_t out1[32]);
+/* SHA-256(prefix || data), len a multiple of 64. */
+void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
+			     const uint8_t *data, size_t len, uint8_t out[32]);
 
 /*
  * A salted block hasher (hash_algs.c).  The padded salt is hashed once into
@@ -42,15 +45,16 @@ void merkle_sha256_2x_finup(const struct merkle_sha256_prefix *prefix,
  * fsverity-utils does with its salted hash_init.  Both contexts are reused
  * for every block, so hashing a block allocates nothing of ours.  For
  * SHA-256 on a CPU with the SHA extensions, blocks go two at a time
- * through merkle_sha256_2x_finup() from sha256_salted instead, as the
- * kernel's fsverity_verify_pending_blocks() does.
+ * through merkle_sha256_ni_finup2() from sha256_salted instead, as the
+ * kernel's fsverity_verify_pending_blocks() does, and a lone one through
+ * merkle_sha256_ni_finup1().
  */
 struct merkle_hasher {
 	EVP_MD_CTX *salted;	/* state after the padded salt */
 	EVP_MD_CTX *work;	/* per-block working state */
 	unsigned digest_size;
 	size_t block_size;
-	bool two_at_once;	/* merkle_sha256_2x_usable() and SHA-256 */
+	bool sha_ni;		/* merkle_sha256_ni_usable() and SHA-256 */
 	struct merkle_sha256_prefix sha256_salted;
 };
 
@@ -59,6 +63,11 @@ void merkle_hasher_destroy(struct merkle_hasher *h);
 /* Hash nblocks blocks of h->block_size bytes each; digests go to out. */
 int merkle_hasher_hash_blocks(struct merkle_hasher *h, const void *data,
 			      size_t nblocks, uint8_t *out);
+/* The same for n blocks anywhere in memory (blocks[i]): pairs are formed
+ * across them, e.g. across the requests of one verify call. */
+int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
+			    const uint8_t *const *blocks, size_t n,
+			    uint8_t *out);
 /* Unsalted hash of len bytes (the descriptor digest). */
 int merkle_hash_buffer(unsigned hash_alg, const void *buf, size_t len,
 		       uint8_t *out);

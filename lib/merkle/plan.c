@@ -234,6 +234,13 @@ int merkle_plan_reads(struct merkle_tree *t, uint64_t first_block,
 	return (int)s.count;
 }
 
+bool merkle_tree_cached(struct merkle_tree *t, uint64_t off)
+{
+	return off < t->geo.tree_size &&
+	       merkle_cache_contains(t->cache, t->id, off / t->geo.block_size,
+				     NULL);
+}
+
 int merkle_cache_fill(struct merkle_tree *t, uint64_t off, const void *buf,
 		      size_t len)
 {

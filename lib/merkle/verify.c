@@ -18,11 +18,27 @@
 
 #include "merkle_private.h"
 
-/* One merkle_verify_blocks() call: what every step of the walk needs. */
+/*
+ * The level-0 hash block of the previous data block, pinned, while it is
+ * marked verified: the next data blocks mostly map to it too
+ * (hashes_per_block of them in a row), and a pinned block keeps its mark,
+ * so their expected hashes are read from it without walking the tree.
+ * The kernel's verify_data_block() re-checks the mark per block instead;
+ * this saves a cache lookup per data block.
+ */
+struct merkle_level0_hint {
+	struct merkle_cache_entry *e;
+	uint64_t block;
+};
+
+/* One verify call: what every step of the walk needs. */
 struct merkle_verify_call {
 	struct merkle_tree *t;
 	struct merkle_hasher *h;
-	unsigned ra_blocks;		/* level-0 readahead hint */
+	struct merkle_level0_hint hint;
+	/* The range being walked: its readahead hint, and where a missing
+	 * hash block is said (res->missing). */
+	unsigned ra_blocks;
 	struct merkle_verify_result *res;
 };
 
@@ -116,11 +132,12 @@ static void merkle_put_path(struct merkle_tree *t,
 }
 
 /*
- * Data blocks per merkle_hasher_hash_blocks() call.  The verifier first
- * walks the tree for each block of a run (the expected hashes), then
- * hashes the run's data in one batch, two blocks at a time where the CPU
- * can (hash_algs.c).  The expected digests of a run live on the stack
- * (4 KiB).
+ * Data blocks hashed per batch.  The verifier first walks the tree for
+ * each block (its expected hash), then hashes the batch in one call, two
+ * blocks at a time where the CPU can (hash_algs.c), across the ranges of
+ * a merkle_verify_many() call: a 4 KiB random read is one block, and two
+ * such requests verified together make a pair.  The expected and real
+ * digests of a batch live on the stack (2 x 4 KiB).
  */
 #define MERKLE_VERIFY_BATCH 64
 
@@ -183,23 +200,10 @@ descend:
 	return 0;
 }
 
-/*
- * The level-0 hash block of the previous data block of a run, pinned,
- * while it is marked verified: the next data blocks mostly map to it too
- * (hashes_per_block of them in a row), and a pinned block keeps its mark,
- * so their expected hashes are read from it without walking the tree.
- * The kernel's verify_data_block() re-checks the mark per block instead;
- * this saves a cache lookup per data block.
- */
-struct merkle_level0_hint {
-	struct merkle_cache_entry *e;
-	uint64_t block;
-};
-
 static int merkle_expected_hash_hinted(struct merkle_verify_call *call,
-				       struct merkle_level0_hint *hint,
 				       uint64_t data_block, uint8_t *want)
 {
+	struct merkle_level0_hint *hint = &call->hint;
 	struct merkle_tree *t = call->t;
 	const struct merkle_geometry *g = &t->geo;
 	uint64_t hblock = g->level_start[0] + (data_block >> g->log_arity);
@@ -228,44 +232,44 @@ static int merkle_expected_hash_hinted(struct merkle_verify_call *call,
 }
 
 /*
- * Verify n (at most MERKLE_VERIFY_BATCH) data blocks from data block
- * first, all inside the data: the expected hash of each from the tree,
- * then one batch hash of the data.  Returns 0, or the first error with
- * *done = the blocks before the failing one, all verified.  The failing
- * block is the first data mismatch, or else the first block whose tree
- * walk failed (a missing or corrupt hash block...).
+ * The batch: data blocks whose expected hash is known, waiting to be
+ * hashed, each with the range it belongs to.
  */
-static int merkle_verify_run(struct merkle_verify_call *call, uint64_t first,
-			     const uint8_t *data, size_t n, size_t *done)
-{
-	struct merkle_tree *t = call->t;
-	const unsigned ds = t->geo.digest_size;
+struct merkle_batch {
+	size_t n;
+	const uint8_t *data[MERKLE_VERIFY_BATCH];
+	struct merkle_verify_req *req[MERKLE_VERIFY_BATCH];
+	uint64_t block[MERKLE_VERIFY_BATCH];
 	uint8_t want[MERKLE_VERIFY_BATCH * MERKLE_MAX_DIGEST_SIZE];
-	uint8_t real[MERKLE_VERIFY_BATCH * MERKLE_MAX_DIGEST_SIZE];
-	struct merkle_level0_hint hint = { NULL, 0 };
-	size_t have, i;
-	int walk_err = 0, err;
+};
 
-	*done = 0;
-	for (have = 0; have < n; have++) {
-		walk_err = merkle_expected_hash_hinted(call, &hint, first + have,
-						       want + have * ds);
-		if (walk_err)
-			break;
-	}
-	if (hint.e)
-		merkle_cache_put(t->cache, hint.e);
-	err = merkle_hasher_hash_blocks(call->h, data, have, real);
-	if (err)
-		return err;
-	for (i = 0; i < have; i++) {
-		if (memcmp(want + i * ds, real + i * ds, ds) != 0) {
-			*done = i;
-			return MERKLE_E_CORRUPT;
-		}
-	}
-	*done = have;
-	return walk_err;
+/*
+ * Range req failed at data block 'block' with err.  The first failure in
+ * block order wins: a data mismatch found when the batch is hashed may
+ * precede the block where its walk stopped.
+ */
+static void merkle_req_fail(struct merkle_verify_req *req, uint64_t block,
+			    int err)
+{
+	if (req->status && req->res.block <= block)
+		return;
+	req->status = err;
+	req->res.block = block;
+}
+
+/* Hash the batch and compare: a mismatch fails its range there. */
+static int merkle_batch_check(struct merkle_verify_call *call,
+			      struct merkle_batch *b)
+{
+	const unsigned ds = call->t->geo.digest_size;
+	uint8_t real[MERKLE_VERIFY_BATCH * MERKLE_MAX_DIGEST_SIZE];
+	int err = merkle_hasher_hash_ptrs(call->h, b->data, b->n, real);
+
+	for (size_t i = 0; i < b->n && !err; i++)
+		if (memcmp(b->want + i * ds, real + i * ds, ds) != 0)
+			merkle_req_fail(b->req[i], b->block[i], MERKLE_E_CORRUPT);
+	b->n = 0;
+	return err;
 }
 
 /*
@@ -273,61 +277,113 @@ static int merkle_verify_run(struct merkle_verify_call *call, uint64_t first,
  * (a device larger than the file) cannot be hashed by the tree, so it must
  * be all zeroes, as the kernel requires past i_size.
  */
-static int merkle_verify_past_eof(const uint8_t *data, size_t block_size)
+static bool merkle_block_is_zero(const uint8_t *data, size_t block_size)
 {
 	for (size_t i = 0; i < block_size; i++)
 		if (data[i])
-			return MERKLE_E_CORRUPT;
+			return false;
+	return true;
+}
+
+/*
+ * Walk the tree for each block of req (its expected hash) and add the
+ * block to the batch, hashing the batch whenever it is full.  A walk that
+ * fails (a missing or corrupt hash block...) ends the range there.
+ */
+static int merkle_walk_range(struct merkle_verify_call *call,
+			     struct merkle_batch *b,
+			     struct merkle_verify_req *req)
+{
+	const struct merkle_geometry *g = &call->t->geo;
+	const uint8_t *data = req->data;
+	int err;
+
+	call->ra_blocks = req->ra_blocks;
+	call->res = &req->res;
+	for (size_t i = 0; i < req->nblocks; i++, data += g->block_size) {
+		uint64_t block = req->first_block + i;
+
+		if (block >= g->data_blocks) {
+			if (!merkle_block_is_zero(data, g->block_size)) {
+				merkle_req_fail(req, block, MERKLE_E_CORRUPT);
+				return 0;
+			}
+			continue;
+		}
+		err = merkle_expected_hash_hinted(call, block,
+						  b->want + b->n * g->digest_size);
+		if (err) {
+			merkle_req_fail(req, block, err);
+			return 0;
+		}
+		b->data[b->n] = data;
+		b->req[b->n] = req;
+		b->block[b->n++] = block;
+		if (b->n == MERKLE_VERIFY_BATCH) {
+			err = merkle_batch_check(call, b);
+			if (err)
+				return err;
+		}
+	}
 	return 0;
 }
 
-/* Up to MERKLE_VERIFY_BATCH blocks from data block 'block'; see above. */
-static int merkle_verify_some(struct merkle_verify_call *call, uint64_t block,
-			      const uint8_t *data, size_t left, size_t *done)
+/* What the stats say of a finished range. */
+static void merkle_count_range(struct merkle_tree *t,
+			       const struct merkle_verify_req *req)
 {
-	const struct merkle_geometry *g = &call->t->geo;
-	size_t n = left < MERKLE_VERIFY_BATCH ? left : MERKLE_VERIFY_BATCH;
-	int err;
+	/* A range that failed verified nothing that counts (its caller
+	 * fails the request), but after MERKLE_NEED_TREE the caller resumes
+	 * at res.block and the blocks before it stay verified. */
+	if (req->status == MERKLE_E_CORRUPT)
+		merkle_stat_add(&t->stats.failures, 1);
+	else if (!req->status || req->status == MERKLE_NEED_TREE)
+		merkle_stat_add(&t->stats.blocks_verified,
+				req->res.block - req->first_block);
+}
 
-	if (block >= g->data_blocks) {
-		err = merkle_verify_past_eof(data, g->block_size);
-		*done = err ? 0 : 1;
-		return err;
+int merkle_verify_many(struct merkle_tree *t, struct merkle_verify_req *reqs,
+		       size_t n)
+{
+	struct merkle_verify_call call = { .t = t };
+	struct merkle_batch batch;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		if (reqs[i].first_block + reqs[i].nblocks < reqs[i].first_block)
+			return -EINVAL;
+		reqs[i].status = 0;
+		reqs[i].res.block = reqs[i].first_block + reqs[i].nblocks;
 	}
-	if (n > g->data_blocks - block)
-		n = (size_t)(g->data_blocks - block);
-	return merkle_verify_run(call, block, data, n, done);
+	call.h = merkle_tree_get_hasher(t);
+	if (!call.h)
+		return MERKLE_E_NOMEM;
+	batch.n = 0;
+	for (i = 0; i < n && !err; i++)
+		err = merkle_walk_range(&call, &batch, &reqs[i]);
+	if (!err)
+		err = merkle_batch_check(&call, &batch);
+	if (call.hint.e)
+		merkle_cache_put(t->cache, call.hint.e);
+	merkle_tree_put_hasher(t, call.h);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		merkle_count_range(t, &reqs[i]);
+	return 0;
 }
 
 int merkle_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 			 const void *data, size_t nblocks, unsigned ra_blocks,
 			 struct merkle_verify_result *res)
 {
-	struct merkle_verify_call call = {
-		.t = t, .ra_blocks = ra_blocks, .res = res,
+	struct merkle_verify_req req = {
+		.first_block = first_block, .data = data, .nblocks = nblocks,
+		.ra_blocks = ra_blocks,
 	};
-	const uint8_t *blocks = data;
-	size_t i, done = 0;
-	int err = 0;
+	int err = merkle_verify_many(t, &req, 1);
 
-	if (first_block + nblocks < first_block)
-		return -EINVAL;
-	call.h = merkle_tree_get_hasher(t);
-	if (!call.h)
-		return MERKLE_E_NOMEM;
-	for (i = 0; i < nblocks && !err; i += done)
-		err = merkle_verify_some(&call, first_block + i,
-					 blocks + i * t->geo.block_size,
-					 nblocks - i, &done);
-	merkle_tree_put_hasher(t, call.h);
-
-	res->block = first_block + i;
-	/* A failed call verified nothing that counts (its caller fails the
-	 * request), but after MERKLE_NEED_TREE the caller resumes at
-	 * res->block and the blocks before it stay verified. */
-	if (err == MERKLE_E_CORRUPT)
-		merkle_stat_add(&t->stats.failures, 1);
-	else if (!err || err == MERKLE_NEED_TREE)
-		merkle_stat_add(&t->stats.blocks_verified, i);
-	return err;
+	*res = req.res;
+	return err ? err : req.status;
 }

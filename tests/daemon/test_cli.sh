@@ -79,6 +79,22 @@ expect_error "bad -n (device id) value '1048576'" recover -n 1048576
 expect_error "recover: missing value for option '-n'" recover -n
 expect_error "recover: unknown option '--bogus'" recover -n 1 --bogus
 expect_error "recover: unexpected argument 'extra'" recover -n 1 extra
+expect_error "vublk: $ctl" recover -n 0 --restart
+# del --safe, update-size, features: usage errors; what needs a kernel is
+# tests/kernel-tests/ublk (12-update-size, 13-del-safe).
+expect_error "vublk: $ctl" del -n 0 --safe
+expect_error "vublk: $ctl" features
+expect_error "features: unexpected argument 'x'" features x
+expect_error "update-size: give the device with -n ID" update-size
+expect_error "update-size: give the device with -n ID" update-size --size=1M
+expect_error "bad --size value '48X'" update-size -n 1 --size=48X
+expect_error "bad --size value '0x100'" update-size -n 1 --size=0x100
+expect_error "bad --size value '-5'" update-size -n 1 --size=-5
+expect_error "bad --size value '100'" update-size -n 1 --size=100
+expect_error "bad --size value '8T1'" update-size -n 1 --size=8T1
+expect_error "bad --size value '9999999999T'" update-size -n 1 --size=9999999999T
+expect_error "update-size: unknown option '--bogus'" update-size -n 1 --bogus
+expect_error "update-size: device 1 has no running server to ask" update-size -n 1 --size=48M
 
 # Help and version succeed and print to stdout.
 for args in help --version "loop --help" "add -t loop --help"; do

@@ -506,6 +506,10 @@ static void test_error_kinds(void)
 	CHECK(f2fslayout_error_kind(MERKLE_E_NOMEM) == F2FSLAYOUT_ERR_NOMEM);
 	CHECK(f2fslayout_error_kind(MERKLE_E_DIGEST_SYNTAX) ==
 	      F2FSLAYOUT_ERR_ARGUMENT);
+	CHECK(f2fslayout_error_kind(F2FSLAYOUT_E_F2FS_COMPRESSED) ==
+	      F2FSLAYOUT_ERR_UNSUPPORTED);
+	CHECK(f2fslayout_error_kind(F2FSLAYOUT_E_F2FS_NODE_FOOTER) ==
+	      F2FSLAYOUT_ERR_DAMAGE);
 	free(desc);
 	CHECK(close(fd) == 0);
 }

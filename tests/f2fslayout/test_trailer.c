@@ -180,7 +180,7 @@ static void test_crc32c_check_value(void)
 static void test_messages_distinct(void)
 {
 	const int first = F2FSLAYOUT_E_IMAGE_TOO_SMALL;
-	const int last = F2FSLAYOUT_E_TREE_RANGE;
+	const int last = F2FSLAYOUT_E_F2FS_VERITY_TREE;
 
 	for (int a = first; a <= last; a++) {
 		CHECK(f2fslayout_strerror(a) != NULL);

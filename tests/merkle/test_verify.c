@@ -606,6 +606,63 @@ static void test_shared_cache(struct image *a, struct image *b)
 	merkle_cache_free(cache);
 }
 
+/*
+ * merkle_verify_many(): ranges verified together get exactly the status
+ * and result each gets alone, with blocks paired across ranges: 1-block
+ * ranges (random 4 KiB reads), a 3-block one, one past the data, a
+ * tampered block in the middle of the list, and (async tree) ranges that
+ * stop for a missing hash block while others go on.
+ */
+static void test_verify_many(struct image *im)
+{
+	const size_t bs = im->geo.block_size;
+	/* Spread over the data, out of order; 42 is tampered with. */
+	const uint64_t blocks[] = { 7, 150, 3, 257, 42, 43, 44, 0, 151, 200 };
+	enum { N = sizeof(blocks) / sizeof(blocks[0]) };
+	struct merkle_cache *cache = merkle_cache_new(1 << 20);
+	struct merkle_tree *t = image_open(im, cache);
+	struct merkle_verify_req reqs[N + 2];
+	struct merkle_verify_result res;
+	uint64_t bad = blocks[4];
+
+	CHECK(im->geo.data_blocks > 257);
+	for (size_t i = 0; i < N; i++)
+		reqs[i] = (struct merkle_verify_req){
+			.first_block = blocks[i], .nblocks = 1,
+			.data = im->data + blocks[i] * bs };
+	reqs[N] = (struct merkle_verify_req){	/* 3 blocks */
+		.first_block = 10, .nblocks = 3, .data = im->data + 10 * bs };
+	reqs[N + 1] = (struct merkle_verify_req){	/* past the data */
+		.first_block = im->geo.data_blocks, .nblocks = 1,
+		.data = im->data + im->geo.data_blocks * bs };
+	im->data[bad * bs + 9] ^= 1;
+	CHECK_RET(merkle_verify_many(t, reqs, N + 2), 0);
+	for (size_t i = 0; i < N + 2; i++) {
+		int alone = merkle_verify_blocks(t, reqs[i].first_block,
+						 reqs[i].data, reqs[i].nblocks,
+						 0, &res);
+
+		CHECK_RET(reqs[i].status, alone);
+		CHECK(reqs[i].res.block == res.block);
+		CHECK(reqs[i].status == (reqs[i].first_block == bad ?
+					 MERKLE_E_CORRUPT : 0));
+	}
+	im->data[bad * bs + 9] ^= 1;
+	merkle_tree_close(t);
+
+	/* Asynchronous: every range lacks its level-0 block, and each says
+	 * so for itself. */
+	t = image_open_async(im, cache);
+	CHECK_RET(merkle_verify_many(t, reqs, N), 0);
+	for (size_t i = 0; i < N; i++) {
+		CHECK_RET(reqs[i].status, MERKLE_NEED_TREE);
+		CHECK(reqs[i].res.block == blocks[i]);
+		CHECK(reqs[i].res.missing.len == bs);
+	}
+	merkle_tree_close(t);
+	merkle_cache_free(cache);
+}
+
 int main(void)
 {
 	struct image three, two;
@@ -626,6 +683,8 @@ int main(void)
 	test_threads_same_tree();
 	test_plan_and_fill(&three);
 	test_async_rounds(&three);
+	test_verify_many(&three);
+	test_verify_many(&two);
 	test_async_rounds(&two);
 	test_concurrent(&three);
 	test_eviction_forgets_marks(&three);

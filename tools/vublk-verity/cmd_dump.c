@@ -84,23 +84,6 @@ static void print_text(const struct dump_info *d)
 		       (unsigned long long)level_size(img, i));
 }
 
-/* A JSON string: quote, escape '"', '\\' and control characters. */
-static void print_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void print_json_levels(const struct f2fslayout_image *img)
 {
 	const struct merkle_geometry *g = &img->geometry;
@@ -123,7 +106,7 @@ static void print_json(const struct dump_info *d)
 	const struct merkle_geometry *g = &img->geometry;
 
 	printf("{\n  \"image\": ");
-	print_json_string(d->name);
+	vv_print_json_string(d->name);
 	printf(",\n  \"descriptor\": {\n");
 	printf("    \"version\": %u,\n", d->desc->version);
 	printf("    \"hash_algorithm\": \"%s\",\n", d->alg_name);

@@ -197,8 +197,10 @@ static int check_file_digest(const struct verify_options *o,
 	return VV_EXIT_FAILURE;
 }
 
-static void report_bad_block(struct verify_pass *v, uint64_t block)
+/* A vv_bad_block_fn: name the block (the first few unless -v). */
+static void report_bad_block(void *ctx, uint64_t block)
 {
+	struct verify_pass *v = ctx;
 	unsigned log_bs = v->img->params.log_blocksize;
 
 	v->bad_blocks++;
@@ -207,31 +209,6 @@ static void report_bad_block(struct verify_pass *v, uint64_t block)
 			"%s: data block %llu (offset %llu) does not match the Merkle tree\n",
 			v->name, (unsigned long long)block,
 			(unsigned long long)block << log_bs);
-}
-
-/*
- * Verify nblocks blocks at first_block held in buf.  merkle_verify_blocks()
- * stops at the first mismatch; resume right after it.
- */
-static int verify_batch(struct verify_pass *v, uint64_t first_block,
-			const uint8_t *buf, size_t nblocks)
-{
-	unsigned log_bs = v->img->params.log_blocksize;
-	struct merkle_verify_result res;
-	size_t done = 0;
-	int err;
-
-	while (done < nblocks) {
-		err = merkle_verify_blocks(v->tree, first_block + done,
-					   buf + (done << log_bs),
-					   nblocks - done,
-					   VERIFY_READAHEAD_BLOCKS, &res);
-		if (err != MERKLE_E_CORRUPT)
-			return err;
-		report_bad_block(v, res.block);
-		done = res.block - first_block + 1;
-	}
-	return 0;
 }
 
 /* Read the data in batches, zero-padding the last block as the kernel
@@ -262,7 +239,9 @@ static bool verify_all_blocks(struct verify_pass *v, uint8_t *buf)
 			return false;
 		}
 		memset(buf + len, 0, ((size_t)nblocks << log_bs) - len);
-		err = verify_batch(v, first, buf, nblocks);
+		err = vv_verify_blocks(v->tree, first, buf, nblocks,
+				       VERIFY_READAHEAD_BLOCKS,
+				       report_bad_block, v);
 		if (err) {
 			vv_error("can't verify '%s' at data block %llu: %s",
 				 v->name, (unsigned long long)first,

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <sys/types.h>
 
@@ -44,6 +45,7 @@ int vv_cmd_format(int argc, char *argv[]);
 int vv_cmd_verify(int argc, char *argv[]);
 int vv_cmd_dump(int argc, char *argv[]);
 int vv_cmd_sign(int argc, char *argv[]);
+int vv_cmd_f2fs(int argc, char *argv[]);
 
 /* ---- messages (vublk_verity.c) ---- */
 
@@ -120,6 +122,12 @@ bool vv_option_once(bool given_before, const char *opt);
  * opt names the option in the error line.
  */
 bool vv_parse_size(const char *opt, const char *arg, uint64_t *out);
+
+/* -j/--jobs N: 1..1024 threads; false after an error line. */
+bool vv_parse_jobs(const char *arg, unsigned *threads);
+
+/* A JSON string: quoted, with '"', '\\' and control characters escaped. */
+void vv_print_json_string(const char *s);
 
 /* bin_len bytes to lower-case hex, NUL-terminated (2 * bin_len + 1). */
 void vv_bin2hex(const uint8_t *bin, size_t bin_len, char *hex);
@@ -214,6 +222,69 @@ int vv_tree_writer_write(void *ctx, const void *buf, size_t len,
 			 uint64_t off);
 int vv_tree_writer_flush(struct vv_tree_writer *w);
 void vv_tree_writer_destroy(struct vv_tree_writer *w);
+
+/* ---- verifying data blocks (verify_blocks.c) ---- */
+
+/* Told of each data block that does not match the tree. */
+typedef void (*vv_bad_block_fn)(void *ctx, uint64_t block);
+
+/*
+ * Verify nblocks data blocks from first_block, held in buf, against t
+ * (merkle_verify_blocks() with ra_blocks of readahead), going on past
+ * each bad block, which goes to bad(ctx, block).  Returns 0 when every
+ * block was looked at (good or bad), or the error that stopped it.
+ */
+int vv_verify_blocks(struct merkle_tree *t, uint64_t first_block,
+		     const uint8_t *buf, size_t nblocks, unsigned ra_blocks,
+		     vv_bad_block_fn bad, void *ctx);
+
+/* ---- f2fs images (cmd_f2fs.c, f2fs_check.c) ---- */
+
+/* A file to list or check, found by walking the PATHs given. */
+struct vv_f2fs_entry {
+	char *path;		/* from the image's root, "/..." */
+	uint32_t ino;
+	bool named;		/* given by name on the command line */
+};
+
+struct f2fslayout_fs;
+
+struct vv_f2fs_image {
+	const char *name;	/* the image, as given */
+	struct f2fslayout_fs *fs;
+	struct vv_f2fs_entry *files;
+	size_t nr_files;
+	bool incomplete;	/* something could not be walked (reported) */
+};
+
+/*
+ * Open file e of the image and, if it has fs-verity, its metadata
+ * (release both); errors go to out.  Returns 1 when *f and *img are filled, 0 for a file
+ * without fs-verity found by walking (nothing to release), and -1 after
+ * naming, with one line, a file that could not be read: a verity file, a
+ * file given by name, or a damaged one whose kind is unknown.
+ */
+struct f2fslayout_file;
+struct f2fslayout_image;
+int vv_f2fs_open_verity(FILE *out, const struct vv_f2fs_image *im,
+			const struct vv_f2fs_entry *e, struct f2fslayout_file *f,
+			struct f2fslayout_image *img);
+
+/*
+ * `f2fs check`: verify every verity file among im->files with threads
+ * threads (0: one per CPU).  Returns the exit status: VV_EXIT_OK when
+ * all held, VV_EXIT_FAILURE when a file failed or could not be checked.
+ */
+int vv_f2fs_check(const struct vv_f2fs_image *im, unsigned threads,
+		  bool verbose);
+
+/*
+ * One line to out (stderr, or a report kept for later) about file path
+ * of the image: "vublk-verity f2fs: IMAGE:PATH: what".
+ */
+void vv_f2fs_file_error(FILE *out, const struct vv_f2fs_image *im,
+			const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * Open the image name (a file or block device) with open(2) flags

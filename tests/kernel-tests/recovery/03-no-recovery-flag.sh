@@ -43,9 +43,8 @@ expect_refusal "recover: no device with id 77" recover -n 77
 expect_refusal "give the device with -n ID" recover
 
 # 4. --recovery=fail needs UBLK_F_USER_RECOVERY_FAIL_IO (Linux 6.13).
-IFS=. read -r major minor _ < <(uname -r)
-if [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 13 ]; }; then
-	expect_refusal "needs UBLK_F_USER_RECOVERY_FAIL_IO" add -t loop -f "$IMG" --recovery=fail
+if ! kernel_at_least 6.13; then
+	expect_refusal "--recovery needs the ublk driver's user_recovery_fail_io feature (Linux 6.13+)" add -t loop -f "$IMG" --recovery=fail
 	[ -z "$(ublk_disks)" ] || fail "a refused add left $(ublk_disks)"
 else
 	vublk_add -t loop -f "$IMG" --recovery=fail

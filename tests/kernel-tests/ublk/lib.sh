@@ -24,6 +24,76 @@ need_cmd() {
 # test) instead of scrolling by in its log.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
+# --- Which kernel this is: a test that needs a kernel feature skips (77)
+# with a reason on a kernel without it (the lab boots 6.12 and 7.3).
+
+# kernel_at_least MAJOR.MINOR: the running kernel is that version or newer.
+kernel_at_least() {
+	local major minor
+	IFS=. read -r major minor _ <<<"$(uname -r)"
+	minor=${minor%%[!0-9]*}
+	[ "$major" -gt "${1%%.*}" ] ||
+		{ [ "$major" -eq "${1%%.*}" ] && [ "$minor" -ge "${1#*.}" ]; }
+}
+
+# need_kernel MAJOR.MINOR WHAT: skip unless the kernel has WHAT, which came
+# in Linux MAJOR.MINOR.  For what a version alone tells; a build option or
+# a ublk feature bit is the better test where there is one.
+need_kernel() {
+	kernel_at_least "$1" || skip "$2 needs Linux $1 or newer; this is $(uname -r)"
+}
+
+# The running kernel's build configuration file: the VM lab's (tests/vm/run
+# sets VUBLK_KERNEL_CONFIG) or a host's /boot/config-RELEASE, if its
+# "# Linux/ARCH VERSION Kernel Configuration" line (the third) names this
+# kernel's version; else /proc/config.gz, which is always the running
+# kernel's.  Fails when there is none.  Shell builtins where they do:
+# under TCG on a busy host every process start costs most of a second.
+kernel_config_file() {
+	local file release line
+	read -r release </proc/sys/kernel/osrelease
+	for file in "${VUBLK_KERNEL_CONFIG:-}" "/boot/config-$release"; do
+		[ -n "$file" ] && [ -r "$file" ] || continue
+		{ read -r line; read -r line; read -r line; } <"$file"
+		line=${line#\# Linux/* }
+		line=${line% Kernel Configuration}
+		case $release in "$line"|"$line"[!0-9.]*) echo "$file"; return 0 ;; esac
+	done
+	[ -r /proc/config.gz ] && echo /proc/config.gz
+}
+
+# kernel_config NAME: the value of CONFIG_NAME in the running kernel (y, m,
+# a number or a quoted string; empty when not set).  Status 2 when the
+# configuration cannot be found.
+kernel_config() {
+	local file
+	file=$(kernel_config_file) || return 2
+	case $file in
+	*.gz) zcat "$file" | sed -n "s/^CONFIG_$1=//p" ;;
+	*) sed -n "s/^CONFIG_$1=//p" "$file" ;;
+	esac
+}
+
+# need_kernel_config NAME WHAT: skip unless CONFIG_NAME is y or m.  Where
+# the configuration cannot be found (a host without /boot/config-*), the
+# test goes on and finds out itself.
+need_kernel_config() {
+	local value status
+	value=$(kernel_config "$1")
+	status=$?
+	[ $status -eq 2 ] && return 0
+	case $value in
+	y|m) ;;
+	*) skip "$2 needs CONFIG_$1, which is ${value:-not set} in $(uname -r)" ;;
+	esac
+}
+
+# module_param MODULE NAME: the value of a loaded or built-in module's
+# parameter (/sys/module/MODULE/parameters/NAME); fails if it has none.
+module_param() {
+	cat "/sys/module/$1/parameters/$2" 2>/dev/null
+}
+
 [ -x "$VUBLK" ] || fail "$VUBLK is missing: build first (ninja -C \$VUBLK_BUILD)"
 [ -e /dev/ublk-control ] || modprobe ublk_drv 2>/dev/null
 [ -e /dev/ublk-control ] || skip "no /dev/ublk-control and modprobe ublk_drv failed"
@@ -135,16 +205,29 @@ for d in devs:
 # counter_above ID NAME MIN: the server's counter NAME exceeds MIN.
 counter_above() { [ "$(device_counter "$1" "$2")" -gt "$3" ] 2>/dev/null; }
 
-# wait_until SECONDS CMD...: poll CMD until it succeeds; bounded.
+# wait_until SECONDS CMD...: poll CMD until it succeeds; bounded by the
+# clock (on a loaded TCG guest one poll can take a second).
 wait_until() {
-	local n=$(($1 * 10))
+	local end=$((SECONDS + $1))
 	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
 		sleep 0.1
-		n=$((n - 1))
 	done
-	return 1
+}
+
+# have_feature NAME: the running ublk driver has feature NAME (as `vublk
+# features` names it, e.g. update_size); tests of a feature skip without it.
+have_feature() {
+	"$VUBLK" features --json | python3 -c '
+import json, sys
+sys.exit(0 if json.load(sys.stdin)["features"].get(sys.argv[1]) else 1)' "$1"
+}
+
+# need_feature NAME WHAT: skip (77) with a reason when the driver lacks NAME.
+need_feature() {
+	have_feature "$1" ||
+		skip "the ublk driver of $(uname -r) lacks $1, which $2 needs"
 }
 
 # The ublk block devices that exist.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sha256_2x.c - SHA-256 of two equal-length messages at once, interleaved,
- * on the x86 SHA extensions.
+ * sha256_ni.c - SHA-256 on the x86 SHA extensions, of one message, or of
+ * two equal-length messages at once, interleaved.
  *
  * The kernel's sha256_finup_2x() (lib/crypto; x86: sha256_ni_finup2x()
  * in lib/crypto/x86/sha256-ni-asm.S), which fs/verity/verify.c uses since
@@ -12,6 +12,11 @@
  * gaps.  Its commit measured +64% (AMD Zen 5) to +98% (Zen 4) for 4 KiB
  * messages, +4..38% on Intel.  fs-verity's data blocks are all hashed from
  * the same salted state and have the same length, which is all this needs.
+ *
+ * A lone message (a block without a partner: a 4 KiB random read, an odd
+ * last block) goes through one lane of the same code: as fast as
+ * OpenSSL's own SHA-NI code, without EVP_MD_CTX_copy_ex(), which in
+ * OpenSSL 3.0 allocates the provider's state for every block.
  *
  * The message layout is FIPS 180-4's: the salted prefix is a whole number
  * of 64-byte blocks (merkle.h: the salt is padded to the input block
@@ -71,7 +76,7 @@ static bool sha256_cpu_has_sha_ni(void)
  * Asked once per hasher; CPUID traps to the hypervisor in a VM, so the
  * answer is kept (racing first callers compute the same value).
  */
-bool merkle_sha256_2x_usable(void)
+bool merkle_sha256_ni_usable(void)
 {
 	static atomic_int known;	/* 0 not yet, 1 no, 2 yes */
 	int v = atomic_load_explicit(&known, memory_order_relaxed);
@@ -188,16 +193,31 @@ SHA256_TARGET static void sha256_blocks_2x(uint32_t state[2][8],
 	sha256_lane_store(&b, state[1]);
 }
 
-void merkle_sha256_2x_init(struct merkle_sha256_prefix *prefix,
+/* The same for one message: one lane. */
+SHA256_TARGET static void sha256_blocks_1x(uint32_t state[8],
+					   const uint8_t *data, size_t nblocks)
+{
+	struct sha256_lane a;
+
+	sha256_lane_load(&a, state);
+	for (size_t i = 0; i < nblocks; i++) {
+		__m128i a_abef = a.abef, a_cdgh = a.cdgh;
+
+		sha256_lane_message(&a, data + 64 * i);
+#pragma GCC unroll 16
+		for (int g = 0; g < 16; g++)
+			sha256_lane_4rounds(&a, g);
+		a.abef = _mm_add_epi32(a.abef, a_abef);
+		a.cdgh = _mm_add_epi32(a.cdgh, a_cdgh);
+	}
+	sha256_lane_store(&a, state);
+}
+
+void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len)
 {
-	uint32_t state[2][8];
-
-	/* Once per hasher: the second lane just repeats the first. */
-	memcpy(state[0], sha256_h0, sizeof(sha256_h0));
-	memcpy(state[1], sha256_h0, sizeof(sha256_h0));
-	sha256_blocks_2x(state, data, data, len / 64);
-	memcpy(prefix->state, state[0], sizeof(prefix->state));
+	memcpy(prefix->state, sha256_h0, sizeof(sha256_h0));
+	sha256_blocks_1x(prefix->state, data, len / 64);
 	prefix->bytes = len;
 }
 
@@ -209,34 +229,61 @@ static void sha256_put_be32(uint8_t *out, uint32_t v)
 	out[3] = (uint8_t)v;
 }
 
-void merkle_sha256_2x_finup(const struct merkle_sha256_prefix *prefix,
-			    const uint8_t *data0, const uint8_t *data1,
-			    size_t len, uint8_t out0[32], uint8_t out1[32])
+/* The padding block after prefix + len bytes: 0x80, zeroes, the bit
+ * length (FIPS 180-4, 5.1.1). */
+static void sha256_pad_block(uint8_t pad[64], uint64_t bytes)
 {
-	uint64_t bits = (prefix->bytes + len) * 8;
-	uint8_t pad[64] = { 0x80 };
-	uint32_t state[2][8];
+	uint64_t bits = bytes * 8;
 
+	memset(pad, 0, 64);
+	pad[0] = 0x80;
 	for (int i = 0; i < 8; i++)
 		pad[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+}
+
+static void sha256_put_digest(uint8_t out[32], const uint32_t state[8])
+{
+	for (int i = 0; i < 8; i++)
+		sha256_put_be32(out + 4 * i, state[i]);
+}
+
+void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
+			     const uint8_t *data0, const uint8_t *data1,
+			     size_t len, uint8_t out0[32], uint8_t out1[32])
+{
+	uint8_t pad[64];
+	uint32_t state[2][8];
+
+	sha256_pad_block(pad, prefix->bytes + len);
 	memcpy(state[0], prefix->state, sizeof(prefix->state));
 	memcpy(state[1], prefix->state, sizeof(prefix->state));
 	sha256_blocks_2x(state, data0, data1, len / 64);
 	sha256_blocks_2x(state, pad, pad, 1);
-	for (int i = 0; i < 8; i++) {
-		sha256_put_be32(out0 + 4 * i, state[0][i]);
-		sha256_put_be32(out1 + 4 * i, state[1][i]);
-	}
+	sha256_put_digest(out0, state[0]);
+	sha256_put_digest(out1, state[1]);
+}
+
+void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
+			     const uint8_t *data, size_t len, uint8_t out[32])
+{
+	uint8_t pad[64];
+	uint32_t state[8];
+
+	sha256_pad_block(pad, prefix->bytes + len);
+	memcpy(state, prefix->state, sizeof(state));
+	sha256_blocks_1x(state, data, len / 64);
+	sha256_blocks_1x(state, pad, 1);
+	sha256_put_digest(out, state);
 }
 
 #else /* !__x86_64__: no SHA extensions; the callers use OpenSSL alone. */
 
-bool merkle_sha256_2x_usable(void)
+bool merkle_sha256_ni_usable(void)
 {
 	return false;
 }
 
-void merkle_sha256_2x_init(struct merkle_sha256_prefix *prefix,
+void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len)
 {
 	(void)data;
@@ -244,12 +291,18 @@ void merkle_sha256_2x_init(struct merkle_sha256_prefix *prefix,
 	prefix->bytes = len;
 }
 
-void merkle_sha256_2x_finup(const struct merkle_sha256_prefix *prefix,
-			    const uint8_t *data0, const uint8_t *data1,
-			    size_t len, uint8_t out0[32], uint8_t out1[32])
+void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
+			     const uint8_t *data0, const uint8_t *data1,
+			     size_t len, uint8_t out0[32], uint8_t out1[32])
 {
 	(void)prefix, (void)data0, (void)data1, (void)len;
 	(void)out0, (void)out1;
+}
+
+void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
+			     const uint8_t *data, size_t len, uint8_t out[32])
+{
+	(void)prefix, (void)data, (void)len, (void)out;
 }
 
 #endif
