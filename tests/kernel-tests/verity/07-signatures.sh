@@ -12,11 +12,12 @@
 # checks no date and no usage).  One case is the difference SECURITY.md
 # documents: a signer carried in the signature and issued by a trusted CA
 # satisfies the kernel, not vublk.  Then require_signatures=1 against
-# --require-signature.
+# --require-signature, and the signature the kernel stored with a file's
+# descriptor, read by vublk --f2fs-file.
 #
-# Needs CONFIG_FS_VERITY_BUILTIN_SIGNATURES (Debian's 7.3 kernel:
-# tests/vm/run-kernel-tests --kernel=7.3) and keyctl (keyutils); skips
-# without them.
+# Needs CONFIG_FS_VERITY_BUILTIN_SIGNATURES (both kernels of the lab,
+# Debian's 6.12 and 7.3, have it) and keyctl (keyutils); skips without
+# them.
 . "$(dirname "$0")/lib.sh"
 need_cmd fsverity keyctl mkfs.f2fs cmp
 
@@ -91,27 +92,32 @@ errno_name() {
 	esac
 }
 
-# kernel_verdict SIG: "ok" if the kernel enables verity on a fresh copy of
-# the data with signature SIG (none if SIG is empty), else its errno.
+# kernel_verdict SIG: "ok" if the kernel enables verity on a copy of the
+# data with signature SIG (none if SIG is empty), else its errno.  The
+# copy is $MNT/unsigned until the kernel accepts it: a refused
+# FS_IOC_ENABLE_VERITY leaves the file as it was (enable_verity() undoes
+# the tree), so the next signature is tried on it; an accepted one is
+# kept as $MNT/signed-by-NAME (the last check reads it with --f2fs-file).
+# Process starts are what costs under TCG: a refusal is one.
 kernel_verdict() {
-	local f measured
-	f=$(mktemp "$MNT/file.XXXXXX") || fail "cannot create a file in $MNT"
-	cp "$T/data" "$f" || fail "cannot copy the data to $f"
-	if fsverity enable "$f" ${1:+--signature="$1"} 2>"$T/kernel.err"; then
-		measured=$(fsverity measure "$f") || fail "fsverity measure failed"
-		[ "${measured%% *}" = "$DIGEST" ] ||
-			fail "the kernel measures ${measured%% *}, vublk-verity $DIGEST"
-		echo ok
-	else
-		errno_name "$(cat "$T/kernel.err")"
+	local f=$MNT/unsigned measured
+	[ -e "$f" ] || cp "$T/data" "$f" || fail "cannot copy the data to $f"
+	if ! fsverity enable "$f" ${1:+--signature="$1"} 2>"$T/kernel.err"; then
+		errno_name "$(<"$T/kernel.err")"
+		return
 	fi
+	measured=$(fsverity measure "$f") || fail "fsverity measure failed"
+	[ "${measured%% *}" = "$DIGEST" ] ||
+		fail "the kernel measures ${measured%% *}, vublk-verity $DIGEST"
+	mv "$f" "$MNT/signed-by-${1##*/}" || fail "cannot rename $f"
+	echo ok
 }
 
 # vublk_verdict ARGS...: "ok" if vublk add -t verity of the image with the
 # certificates and ARGS gives a device that reads back the data, else the
 # kernel errnos its one error line names.  No device may be left.
 vublk_verdict() {
-	local dev lines
+	local dev
 	if dev=$("$VUBLK" add -t verity -f "$T/img" "${CERTS[@]}" "$@" \
 			2>"$T/vublk.err"); then
 		cmp -n "$SIZE" "$dev" "$T/data" >&2 || fail "$dev does not read back the data"
@@ -119,13 +125,22 @@ vublk_verdict() {
 		echo ok
 		return
 	fi
-	lines=$(wc -l <"$T/vublk.err")
-	[ "$lines" = 1 ] || fail "vublk add $*: $lines error lines: $(cat "$T/vublk.err")"
-	# Only the f2fs's device is left.
+	refused_once "vublk add $*"
+	# The errnos its line names: "(the kernel: ENOKEY)", "... or ...".
+	[[ $REFUSAL =~ \(the\ kernel:\ (E[A-Z]+((,\ |\ or\ )E[A-Z]+)*) ]] &&
+		echo "${BASH_REMATCH[1]}"
+}
+
+# refused_once WHAT: $T/vublk.err is one line, kept in REFUSAL, and only
+# the f2fs's device is left (builtins only: no process to start).
+refused_once() {
+	local lines
+	mapfile -t lines <"$T/vublk.err"
+	[ ${#lines[@]} = 1 ] ||
+		fail "$1: ${#lines[@]} error lines: $(<"$T/vublk.err")"
+	REFUSAL=${lines[0]}
 	[ "$(echo /dev/ublkb*)" = "/dev/ublkb$LOOP_ID" ] ||
-		fail "vublk add $* left a device: $(echo /dev/ublkb*)"
-	sed -n 's/.*(the kernel: \(E[A-Z]*\(\(, \| or \)E[A-Z]*\)*\).*/\1/p' \
-		"$T/vublk.err"
+		fail "$1 left a device: $(echo /dev/ublkb*)"
 }
 
 # check WHAT SIG WANT [VUBLK ARGS...]: the kernel answers WANT (ok or an
@@ -217,6 +232,27 @@ echo 1 >"$SYSCTL" || fail "cannot set $SYSCTL"
 check "unsigned, signatures required" "" EPERM --require-signature
 echo 0 >"$SYSCTL"
 
+# The signature as the kernel stores it, with the descriptor of a real
+# f2fs file (fs/verity/enable.c: enable_verity()): vublk --f2fs-file
+# reads it there, accepts it under the certificate that signed it, and
+# refuses it under another one, as the kernel's keyring would.
 umount "$MNT" || fail "umount failed"
+f2fs_add() {
+	"$VUBLK" add -t verity -f "$T/f2fs.raw" \
+		--f2fs-file=/signed-by-trusted.sig --require-signature "$@" \
+		2>"$T/vublk.err"
+}
+dev=$(f2fs_add --trusted-cert="$PKI/trusted.pem") ||
+	fail "--f2fs-file with the kernel's stored signature: $(<"$T/vublk.err")"
+cmp -n "$SIZE" "$dev" "$T/data" || fail "$dev does not read back the data"
+"$VUBLK" del -n "${dev#/dev/ublkb}" || fail "vublk del of $dev failed"
+if dev=$(f2fs_add --trusted-cert="$PKI/ec.pem"); then
+	fail "--f2fs-file: a signature by another key accepted as $dev"
+fi
+refused_once "--f2fs-file under another certificate"
+[[ $REFUSAL == *"(the kernel: ENOKEY"* ]] ||
+	fail "--f2fs-file under another certificate: $REFUSAL"
+say "signature stored by the kernel in f2fs: vublk --f2fs-file ok, ENOKEY under another certificate"
+
 "$VUBLK" del -n "$LOOP_ID" || fail "vublk del of the f2fs device failed"
 say "PASS: the kernel and vublk agree on every signature"
