@@ -15,7 +15,7 @@ void vublk_usage(FILE *f)
 	fprintf(f,
 		"usage: vublk add -t TYPE -f FILE [-n ID] [-q QUEUES] [-d DEPTH] [--read-only]\n"
 		"                 [-r | --recovery[=queue|reissue|fail]] [--foreground]\n"
-		"                 [--zero-copy=auto|on|off]\n"
+		"                 [--zero-copy=auto|on|off] [--name=NAME]\n"
 		"                 [target options]\n"
 		"         start a server for a new device; prints its path (/dev/ublkbN)\n"
 		"       vublk del -n ID | -a [--safe]  stop and delete one or all devices;\n"
@@ -44,6 +44,9 @@ void vublk_usage(FILE *f)
 		"  --zero-copy=MODE  the backing file's I/O goes straight to and from\n"
 		"               the requests' pages (Linux 6.16+; loop over a file):\n"
 		"               auto (default: where the kernel can), on, off (copy)\n"
+		"  --name=NAME  a stable name: /dev/disk/by-vublk/NAME (udev), shown by\n"
+		"               list; if a device of that name exists whose server is\n"
+		"               gone, add gives it a new server as recover does\n"
 		"\n"
 		"targets:\n", UBLK_MAX_QUEUE_DEPTH);
 	for (t = vublk_targets; *t; t++)
