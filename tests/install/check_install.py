@@ -3,6 +3,8 @@
 """
 check_install.py BUILD_DIR VERSION man|no-man - what `meson install`
 installs, and nothing else.
+check_install.py --package ROOT VERSION - the same of a .deb unpacked in
+ROOT (dpkg -x; tests/package/build-deb).
 
 Runs `meson install --destdir` of BUILD_DIR into a new directory and
 compares the files found there with the list below, in the directories
@@ -10,10 +12,12 @@ the build was configured with (--prefix, --bindir, --sbindir, --mandir,
 --datadir): every file present, none more (no test program, fuzzer or
 script), the binaries runnable with the version of the project, the
 completion's links pointing at the script, and each man page a roff page
-of its name and section.  debian/ packages exactly this tree.
+of its name and section.  A package has the same files under /usr, its
+man pages compressed (dh_compress), and its copyright and changelog.
 
 A new installed file (a systemd unit, a udev rule) is added to EXPECTED.
 """
+import gzip
 import json
 import os
 import shutil
@@ -36,6 +40,13 @@ MAN_PAGES = [
     ('mandir', 'man1/vublk-bench.1', 'man'),
     ('mandir', 'man5/vublktab.5', 'man'),
 ]
+# What a Debian package adds, and where it puts the build's directories.
+PACKAGE_DOCS = [
+    ('datadir', 'doc/vublk/changelog.gz', 'file'),
+    ('datadir', 'doc/vublk/copyright', 'file'),
+]
+PACKAGE_DIRS = {'prefix': '/usr', 'bindir': 'bin', 'sbindir': 'sbin',
+                'mandir': 'share/man', 'datadir': 'share'}
 
 
 def build_options(build):
@@ -77,8 +88,10 @@ def check_one(kind, path, version):
         elif not os.path.isfile(path):
             errors.append(f'{path} -> {target}: no such file')
     elif kind == 'man':
-        name, section = os.path.basename(path).rsplit('.', 1)
-        with open(path, encoding='utf-8') as f:
+        name, section = os.path.basename(path).removesuffix('.gz').rsplit(
+            '.', 1)
+        opener = gzip.open if path.endswith('.gz') else open
+        with opener(path, 'rt', encoding='utf-8') as f:
             th = [line.split() for line in f if line.startswith('.TH ')]
         if not th or [w.strip('"') for w in th[0][1:3]] != [name, section]:
             errors.append(f'{path}: no ".TH {name} {section}" line')
@@ -87,16 +100,41 @@ def check_one(kind, path, version):
     return errors
 
 
-def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in ('man', 'no-man'):
-        sys.exit(__doc__)
-    build, version, man = sys.argv[1:]
-    opts = build_options(build)
+def expected_tree(dirs, entries, compressed_man):
+    """{absolute install path: kind} of the entries, in dirs."""
     expected = {}
-    for option, rel, kind in EXPECTED + (MAN_PAGES if man == 'man' else []):
-        path = os.path.join(opts['prefix'], opts[option], rel)
+    for option, rel, kind in entries:
+        if kind == 'man' and compressed_man:
+            rel += '.gz'
+        path = os.path.join(dirs['prefix'], dirs[option], rel)
         expected[os.path.normpath(path)] = kind
+    return expected
 
+
+def check_tree(root, expected, version):
+    """Compare the tree in root with expected; the number of errors."""
+    tree = installed_tree(root)
+    errors = []
+    for path in sorted(set(expected) - set(tree)):
+        errors.append(f'{path} is not installed')
+    for path in sorted(set(tree) - set(expected)):
+        errors.append(f'{path} is installed, and is not in the list of '
+                      f'tests/install/check_install.py')
+    for path in sorted(set(tree) & set(expected)):
+        errors += check_one(expected[path], tree[path], version)
+    for path in sorted(tree):
+        print(f'installed: {path} ({expected.get(path, "unexpected")})')
+    for e in errors:
+        print(f'FAIL: {e}')
+    print(f'{len(tree)} files installed, {len(errors)} errors')
+    return len(errors)
+
+
+def check_meson_install(build, version, man):
+    opts = build_options(build)
+    print(f'meson install of {build}, prefix {opts["prefix"]}')
+    expected = expected_tree(opts, EXPECTED + (MAN_PAGES if man else []),
+                             False)
     destdir = tempfile.mkdtemp(prefix='vublk-install.')
     try:
         p = subprocess.run(['meson', 'install', '-C', build, '--no-rebuild',
@@ -107,24 +145,22 @@ def main():
             print(f'FAIL: meson install --destdir {destdir} exited with '
                   f'status {p.returncode}')
             return 1
-        tree = installed_tree(destdir)
-        errors = []
-        for path in sorted(set(expected) - set(tree)):
-            errors.append(f'{path} is not installed')
-        for path in sorted(set(tree) - set(expected)):
-            errors.append(f'{path} is installed, and is not in the list of '
-                          f'tests/install/check_install.py')
-        for path in sorted(set(tree) & set(expected)):
-            errors += check_one(expected[path], tree[path], version)
-        for path in sorted(tree):
-            print(f'installed: {path} ({expected.get(path, "unexpected")})')
-        for e in errors:
-            print(f'FAIL: {e}')
-        print(f'prefix {opts["prefix"]}: {len(tree)} files installed, '
-              f'{len(errors)} errors')
-        return 1 if errors else 0
+        return check_tree(destdir, expected, version)
     finally:
         shutil.rmtree(destdir)
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--package':
+        expected = expected_tree(PACKAGE_DIRS,
+                                 EXPECTED + MAN_PAGES + PACKAGE_DOCS, True)
+        errors = check_tree(sys.argv[2], expected, sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[3] in ('man', 'no-man'):
+        errors = check_meson_install(sys.argv[1], sys.argv[2],
+                                     sys.argv[3] == 'man')
+    else:
+        sys.exit(__doc__)
+    return 1 if errors else 0
 
 
 if __name__ == '__main__':
