@@ -65,7 +65,9 @@ static const char bench_usage[] =
 "Prints MB/s, tree reads per GiB, and two single-core limits over the same\n"
 "data with the ratios to them: raw SHA-256 (OpenSSL, one block per call)\n"
 "and lib/merkle's own hashing (merkle_hash_blocks); each by wall clock and\n"
-"by CPU time (steadier on a busy machine).\n";
+"by CPU time (steadier on a busy machine).\n"
+"The other mode, the pmem target's copy path: vublk-bench pmem FILE\n"
+"(see vublk-bench pmem --help).\n";
 
 void bench_error(const char *fmt, ...)
 {
