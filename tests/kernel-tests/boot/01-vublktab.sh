@@ -45,10 +45,10 @@ trap boot_cleanup EXIT
 
 # ---- the table and the generator
 say "generator (${SECONDS}s)"
-head -c 4M /dev/urandom >"$T/sealed.img" || fail "making the image"
+head -c 1M /dev/urandom >"$T/sealed.img" || fail "making the image"
 sealed_sum=$(sha256sum <"$T/sealed.img")
 digest=$("$VV" format "$T/sealed.img") || fail "vublk-verity format"
-truncate -s 128M "$T/data.img"
+truncate -s 64M "$T/data.img"
 cat >"$T/vublktab" <<EOF
 # the boot test's devices
 data	loop	$T/data.img	queues=1
@@ -156,6 +156,7 @@ device_json "${SEALED_DEV#/dev/ublkb}" | grep -q '"name": "sealed"' ||
 
 start_unit data
 DATA_PID=$PID DATA_DEV=$DEV ID=${DEV#/dev/ublkb}
+say "partition and f2fs through /dev/disk/by-vublk/data (${SECONDS}s)"
 by_vublk data "$DATA_DEV"
 # A partition: its link is named after the disk's.  One MBR entry (type
 # 0x83, sector 2048 to the end), written here: Debian's sfdisk is in
@@ -172,7 +173,7 @@ os.fsync(fd)
 by_vublk data-part1 "${DATA_DEV}p1"
 mkfs.f2fs -q -f /dev/disk/by-vublk/data-part1 || fail "mkfs.f2fs on data-part1"
 mount -t f2fs /dev/disk/by-vublk/data-part1 "$MNT" || fail "mounting data-part1"
-head -c 2M /dev/urandom >"$MNT/before" && sync || fail "writing to the mount"
+head -c 512K /dev/urandom >"$MNT/before" && sync || fail "writing to the mount"
 before_sum=$(sha256sum <"$MNT/before")
 
 # ---- the server dies; Restart= runs the same line, which recovers
@@ -183,10 +184,11 @@ wait "$DATA_PID"
 wait_until 30 test "$(device_state "$ID")" = quiesced ||
 	fail "device $ID is '$(device_state "$ID")' after kill -9, not quiesced"
 # A write while there is no server: it waits for the next one.
-head -c 1M /dev/urandom >"$T/during"
+head -c 256K /dev/urandom >"$T/during"
 during_sum=$(sha256sum <"$T/during")
 cp "$T/during" "$MNT/during" && sync &
 writer=$!
+say "the restart (${SECONDS}s)"
 start_unit data
 DATA_PID=$PID
 [ "$DEV" = "$DATA_DEV" ] || fail "the restarted unit serves $DEV, not $DATA_DEV"
