@@ -195,6 +195,30 @@ static void bench_report_limits(const struct bench_rate *read,
 	       read->wall / merkle->wall, read->cpu / merkle->cpu);
 }
 
+/* The readahead mode the target ran in, from its own report. */
+static void bench_readahead_mode(struct vublk_tgt *t, char *mode, size_t len)
+{
+	static const char key[] = "\"readahead_mode\": \"";
+	char *text = inproc_tgt_stats(t), *p = text ? strstr(text, key) : NULL;
+
+	if (p)
+		p += sizeof(key) - 1;
+	snprintf(mode, len, "%.*s", p ? (int)strcspn(p, "\"") : 1, p ? p : "?");
+	free(text);
+}
+
+/* --plot: this run's point on the chart; 0, or 1 after one line. */
+static int bench_plot(struct bench_run *r, double mbps, double reads_per_gib)
+{
+	const struct bench_args *a = r->a;
+	char mode[32];
+
+	bench_readahead_mode(&r->tgt, mode, sizeof(mode));
+	return bench_plot_result(a->plot, a->plot_label ? a->plot_label :
+				 a->direct ? "O_DIRECT" : "page cache",
+				 mode, mbps, reads_per_gib);
+}
+
 static int bench_report(struct bench_run *r, double elapsed, double cpu)
 {
 	const struct bench_args *a = r->a;
@@ -229,7 +253,9 @@ static int bench_report(struct bench_run *r, double elapsed, double cpu)
 		bench_report_limits(&read, &raw, &merkle);
 	else if (err == -ERANGE)
 		printf("limits:         not measured: too little data to time (read more with --bytes)\n");
-	return r->errors || (err && err != -ERANGE) ? 1 : 0;
+	if (r->errors || (err && err != -ERANGE))
+		return 1;
+	return a->plot ? bench_plot(r, read.wall / 1e6, gib > 0 ? reads / gib : 0) : 0;
 }
 
 static void bench_teardown(struct bench_run *r)

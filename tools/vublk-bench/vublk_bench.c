@@ -4,7 +4,7 @@
  *
  *   vublk-bench verity IMAGE [--pattern=seq|rand] [--io-size=N] [--depth=N]
  *               [--direct] [--readahead=MODE] [--cache-mb=N]
- *               [--seconds=N | --bytes=N]
+ *               [--seconds=N | --bytes=N] [--plot=FILE.svg [--plot-label=L]]
  *
  * See docs/PERFORMANCE.md for what it reports and how to read it.
  */
@@ -25,7 +25,8 @@
 
 enum bench_opt {
 	OPT_PATTERN = 256, OPT_IO_SIZE, OPT_DEPTH, OPT_DIRECT, OPT_READAHEAD,
-	OPT_CACHE_MB, OPT_SECONDS, OPT_BYTES, OPT_HELP,
+	OPT_CACHE_MB, OPT_SECONDS, OPT_BYTES, OPT_PLOT, OPT_PLOT_LABEL,
+	OPT_HELP,
 };
 
 static const struct option bench_options[] = {
@@ -37,6 +38,8 @@ static const struct option bench_options[] = {
 	{ "cache-mb", required_argument, NULL, OPT_CACHE_MB },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "bytes", required_argument, NULL, OPT_BYTES },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "plot-label", required_argument, NULL, OPT_PLOT_LABEL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -55,10 +58,16 @@ static const char bench_usage[] =
 "  --cache-mb=N        tree cache size (the target's default)\n"
 "  --seconds=N         run this long, or\n"
 "  --bytes=N           read this many bytes (default: the whole device once)\n"
+"  --plot=FILE.svg     add the result to FILE.dat (replacing one of the same\n"
+"                      label and mode) and draw them all with gnuplot: MB/s\n"
+"                      and tree reads per GiB, per mode, grouped by label\n"
+"  --plot-label=L      the result's group (default: page cache or O_DIRECT)\n"
 "Prints MB/s, tree reads per GiB, and two single-core limits over the same\n"
 "data with the ratios to them: raw SHA-256 (OpenSSL, one block per call)\n"
 "and lib/merkle's own hashing (merkle_hash_blocks); each by wall clock and\n"
-"by CPU time (steadier on a busy machine).\n";
+"by CPU time (steadier on a busy machine).\n"
+"The other mode, the pmem target's copy path: vublk-bench pmem FILE\n"
+"(see vublk-bench pmem --help).\n";
 
 void bench_error(const char *fmt, ...)
 {
@@ -150,6 +159,12 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 	case OPT_BYTES:
 		return bench_number("--bytes", arg, 1, UINT64_MAX >> 1,
 				    &a->bytes);
+	case OPT_PLOT:
+		a->plot = arg;
+		return 0;
+	case OPT_PLOT_LABEL:
+		a->plot_label = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -171,6 +186,12 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 		bench_error("--seconds and --bytes given: give one of them");
 		return -EINVAL;
 	}
+	if (a->plot_label && !a->plot) {
+		bench_error("--plot-label without --plot: give the chart's file too");
+		return -EINVAL;
+	}
+	if (a->plot && bench_plot_check(a->plot, a->plot_label))
+		return -EINVAL;
 	if (optind + 2 != argc || strcmp(argv[optind], "verity")) {
 		bench_error("expected: vublk-bench verity IMAGE [OPTIONS] (see --help)");
 		return -EINVAL;
