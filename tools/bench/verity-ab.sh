@@ -12,21 +12,23 @@
 #
 # Usage (from the repo, on the host):
 #   tools/bench/verity-ab.sh [--rounds N] [--bytes SIZE] [--seconds N]
-#                            IMAGE BUILD_A BUILD_B
+#                            [--rows TEXT] IMAGE BUILD_A BUILD_B
 #   IMAGE: sealed with vublk-verity format (e.g. 256 MiB of random data);
 #   BUILD_A, BUILD_B: build directories (e.g. the base commit's and
 #   yours).  Sequential rows read --bytes (default 1G), random rows run
-#   --seconds (default 3).
+#   --seconds (default 3).  --rows runs only the rows whose name holds
+#   TEXT (e.g. "rand 4").
 set -uo pipefail
 
 ME=tools/bench/verity-ab.sh
-rounds=3 bytes=1G seconds=3
+rounds=3 bytes=1G seconds=3 only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:-}; shift 2 ;;
 	--bytes) bytes=${2:-}; shift 2 ;;
 	--seconds) seconds=${2:-}; shift 2 ;;
-	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--rows) only=${2:-}; shift 2 ;;
+	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -84,6 +86,7 @@ printf '%-28s %8s %8s %6s %6s %6s %6s %6s %7s\n' "row (MB/s per CPU s)" A B "B /
 	"A/raw" "B/raw" "A/mhb" "B/mhb" "B/bound"
 for row in "${rows[@]}"; do
 	name=${row%%|*} args=${row#*|}
+	[[ $name == *"$only"* ]] || continue
 	ra=() rb=() raw=() mhb=() bound=()
 	for ((i = 1; i <= rounds; i++)); do
 		read -r x r1 m1 _ < <(run "$a" $args) || { echo "$ME: $a failed on: $args" >&2; exit 1; }
