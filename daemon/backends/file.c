@@ -78,6 +78,26 @@ static int file_size(struct vublk_backend *be, int fd)
 	return -EINVAL;
 }
 
+/*
+ * The memory alignment O_DIRECT needs, as the file's filesystem or block
+ * device reports it (statx STATX_DIOALIGN, Linux 6.1); a page where it
+ * says nothing, which is always enough.  Buffered I/O needs none.
+ */
+static uint32_t file_mem_align(const struct vublk_backend *be, int fd)
+{
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	struct statx stx;
+
+	if (!(be->flags & VUBLK_BACKEND_DIRECT))
+		return 1;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_DIOALIGN) || !stx.stx_dio_mem_align ||
+	    stx.stx_dio_mem_align > page ||
+	    (stx.stx_dio_mem_align & (stx.stx_dio_mem_align - 1)))
+		return page;
+	return stx.stx_dio_mem_align;
+}
+
 static int file_open(struct vublk_backend *be)
 {
 	struct file_backend *fb = be->priv;
@@ -94,6 +114,7 @@ static int file_open(struct vublk_backend *be)
 	 * 4096 is safe on every filesystem. */
 	be->block_shift = be->flags & VUBLK_BACKEND_DIRECT ? 12 : 9;
 	be->io_min_shift = be->block_shift;
+	be->mem_align = file_mem_align(be, fb->fd);
 	/* The page cache (or the disk's cache under O_DIRECT). */
 	be->volatile_cache = true;
 	return 0;

@@ -78,6 +78,7 @@ static int pmem_backend_open(struct vublk_backend *be)
 	g = pmem_granularity(pb->dev);
 	be->size = pmem_size(pb->dev);
 	be->block_shift = PMEM_BACKEND_BLOCK_SHIFT;
+	be->mem_align = 1;
 	be->io_min_shift = PMEM_BACKEND_IO_MIN_SHIFT;
 	/* A read-only store has no writes to persist. */
 	be->volatile_cache = !ro && g == PMEM_GRANULARITY_PAGE;

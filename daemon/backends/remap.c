@@ -196,6 +196,7 @@ int vublk_remap_open(struct vublk_backend *be, struct vublk_backend *lower,
 	rb->n = n;
 	be->size = size;
 	be->block_shift = lower->block_shift;
+	be->mem_align = lower->mem_align;
 	be->io_min_shift = lower->io_min_shift;
 	return 0;
 }

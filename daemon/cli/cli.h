@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -64,6 +65,18 @@ void vublk_state_remove(unsigned id);
  * malloc'ed.  Returns the count or -errno.
  */
 int vublk_known_ids(unsigned **ids);
+
+/*
+ * options.c: parse a subcommand's options with getopt_long (shortopts
+ * starting with ':'); one(ctx, opt, optarg) takes each, returning 0 or
+ * -EINVAL after its own line.  An unknown option, a missing value or an
+ * argument left over gets one line "CMD: ... (USAGE)".  0 or -EINVAL.
+ */
+int vublk_cli_options(const char *cmd, const char *usage, int argc,
+		      char **argv, const char *shortopts,
+		      const struct option *opts,
+		      int (*one)(void *ctx, int opt, const char *arg),
+		      void *ctx);
 
 /* Write s as a JSON string, quoted and escaped. */
 void vublk_json_string(FILE *f, const char *s);

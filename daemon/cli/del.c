@@ -21,7 +21,6 @@
  * deleted it, the kernel may have given the id to a new device).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,10 +209,28 @@ static int del_devices(struct ublk_ctrl *c, struct del_target *d, int n,
 	return failed;
 }
 
-static int del_usage_error(const char *what)
+#define DEL_USAGE "usage: vublk del {-n ID | -a} [--safe]"
+
+struct del_args {
+	bool all, have_id, safe;
+	unsigned id;
+};
+
+static int del_option(void *ctx, int opt, const char *arg)
 {
-	vublk_error("del: %s (usage: vublk del {-n ID | -a} [--safe])", what);
-	return 1;
+	struct del_args *a = ctx;
+
+	switch (opt) {
+	case 'a':
+		a->all = true;
+		return 0;
+	case 's':
+		a->safe = true;
+		return 0;
+	default:
+		a->have_id = true;
+		return vublk_parse_dev_id(arg, &a->id);
+	}
 }
 
 /* The ids to delete: one, or every known one (state files, kernel). */
@@ -234,33 +251,22 @@ int vublk_cmd_del(int argc, char **argv)
 		{ "safe", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned *ids = NULL, one;
+	struct del_args a = { 0 };
+	unsigned *ids = NULL;
 	struct del_target *d = NULL;
-	bool all = false, have_id = false, safe = false;
-	int c, n, i, failed = 0;
+	int n, i, failed = 0;
 	struct ublk_ctrl ctrl;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:a", opts, NULL)) != -1) {
-		if (c == 'a') {
-			all = true;
-		} else if (c == 's') {
-			safe = true;
-		} else if (c == 'n') {
-			if (vublk_parse_dev_id(optarg, &one) < 0)
-				return 1;
-			have_id = true;
-		} else {
-			return del_usage_error(c == ':' ? "missing value for an option" :
-					       "unknown option");
-		}
+	if (vublk_cli_options("del", DEL_USAGE, argc, argv, ":n:a", opts,
+			      del_option, &a) < 0)
+		return 1;
+	if (a.all == a.have_id) {
+		vublk_error("del: give exactly one of -n ID and -a (" DEL_USAGE ")");
+		return 1;
 	}
-	if (optind < argc || all == have_id)
-		return del_usage_error("give exactly one of -n ID and -a");
 	if (vublk_run_dir_check() < 0 || ublk_ctrl_open(&ctrl) < 0)
 		return 1;
-	n = del_ids(all, &one, &ids);
+	n = del_ids(a.all, &a.id, &ids);
 	if (n >= 0)
 		d = calloc(n ? n : 1, sizeof(*d));
 	for (i = 0; d && i < n; i++)
@@ -270,17 +276,17 @@ int vublk_cmd_del(int argc, char **argv)
 		if (!d && n >= 0)
 			vublk_error("del: out of memory");
 		failed = 1;
-	} else if (!all && !d[0].in_kernel && !d[0].have_state) {
-		vublk_error("del: no device with id %u (see: vublk list)", one);
+	} else if (!a.all && !d[0].in_kernel && !d[0].have_state) {
+		vublk_error("del: no device with id %u (see: vublk list)", a.id);
 		failed = 1;
 	} else {
-		failed = del_devices(&ctrl, d, n, safe);
+		failed = del_devices(&ctrl, d, n, a.safe);
 	}
 	for (i = 0; d && i < n; i++)
 		if (d[i].pidfd >= 0)
 			close(d[i].pidfd);
 	free(d);
-	if (all)
+	if (a.all)
 		free(ids);
 	ublk_ctrl_close(&ctrl);
 	return failed ? 1 : 0;

@@ -4,7 +4,6 @@
  * supports (UBLK_U_CMD_GET_FEATURES), by name, with the first Linux
  * release that has each, as kublk's `features` command lists them.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +66,15 @@ static void features_print_table(const struct ublk_ctrl *c)
 			       bit);
 }
 
+/* The one option, --json. */
+static int features_option(void *json, int opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	*(bool *)json = true;
+	return 0;
+}
+
 int vublk_cmd_features(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -75,23 +83,11 @@ int vublk_cmd_features(int argc, char **argv)
 	};
 	struct ublk_ctrl ctrl;
 	bool json = false;
-	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c != 'j') {
-			vublk_error("features: unknown option '%s' (usage: vublk features [--json])",
-				    argv[optind - 1]);
-			return 1;
-		}
-		json = true;
-	}
-	if (optind < argc) {
-		vublk_error("features: unexpected argument '%s' (usage: vublk features [--json])",
-			    argv[optind]);
+	if (vublk_cli_options("features", "usage: vublk features [--json]",
+			      argc, argv, ":", opts, features_option,
+			      &json) < 0)
 		return 1;
-	}
 	if (ublk_ctrl_open(&ctrl) < 0)
 		return 1;
 	if (json)

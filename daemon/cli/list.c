@@ -15,7 +15,6 @@
  * as "stats".
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +186,24 @@ static void list_print_row(const struct list_entry *e)
 	       e->hint ? "  " : "", e->hint ? e->hint : "");
 }
 
+struct list_args {
+	bool json;
+	bool have_id;
+	unsigned id;
+};
+
+static int list_option(void *ctx, int opt, const char *arg)
+{
+	struct list_args *a = ctx;
+
+	if (opt == 'j') {
+		a->json = true;
+		return 0;
+	}
+	a->have_id = true;
+	return vublk_parse_dev_id(arg, &a->id);
+}
+
 int vublk_cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -194,41 +211,25 @@ int vublk_cmd_list(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned *ids = NULL, one;
+	struct list_args a = { 0 };
+	unsigned *ids = NULL;
 	struct list_entry e;
 	struct ublk_ctrl ctrl;
-	bool json = false, have_id = false;
-	int c, n, i;
+	int n, i;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:j", opts, NULL)) != -1) {
-		if (c == 'j') {
-			json = true;
-		} else if (c == 'n' && vublk_parse_dev_id(optarg, &one) == 0) {
-			have_id = true;
-		} else {
-			if (c != 'n')
-				vublk_error("list: unknown option or missing value '%s' (usage: vublk list [-n ID] [--json])",
-					    argv[optind - 1]);
-			return 1;
-		}
-	}
-	if (optind < argc) {
-		vublk_error("list: unexpected argument '%s' (usage: vublk list [-n ID] [--json])",
-			    argv[optind]);
+	if (vublk_cli_options("list", "usage: vublk list [-n ID] [--json]",
+			      argc, argv, ":n:j", opts, list_option, &a) < 0)
 		return 1;
-	}
 	if (vublk_run_dir_check() < 0 || ublk_ctrl_open(&ctrl) < 0)
 		return 1;
-	n = have_id ? 1 : vublk_known_ids(&ids);
-	if (have_id)
-		ids = &one;
+	n = a.have_id ? 1 : vublk_known_ids(&ids);
+	if (a.have_id)
+		ids = &a.id;
 	if (n < 0) {
 		ublk_ctrl_close(&ctrl);
 		return 1;
 	}
-	if (json)
+	if (a.json)
 		printf("[");
 	else
 		printf("%-4s %-13s %-8s %-6s %14s %6s %6s %8s  %s\n", "ID",
@@ -236,19 +237,19 @@ int vublk_cmd_list(int argc, char **argv)
 		       "PID", "BACKING FILE");
 	for (i = 0; i < n; i++) {
 		list_probe(&ctrl, ids[i], &e);
-		if (have_id && !e.have_state && !e.in_kernel) {
-			vublk_error("list: no device with id %u", one);
+		if (a.have_id && !e.have_state && !e.in_kernel) {
+			vublk_error("list: no device with id %u", a.id);
 			ublk_ctrl_close(&ctrl);
 			return 1;
 		}
-		if (json)
+		if (a.json)
 			list_print_json(&e, i == 0);
 		else
 			list_print_row(&e);
 	}
-	if (json)
+	if (a.json)
 		printf("]\n");
-	if (!have_id)
+	if (!a.have_id)
 		free(ids);
 	ublk_ctrl_close(&ctrl);
 	return 0;

@@ -21,7 +21,6 @@
  * same: 7.3 tools/testing/selftests/ublk/test_recover_03.sh.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,6 +37,7 @@
 
 struct recover_cmd {
 	unsigned id;
+	bool have_id;
 	bool foreground;
 	bool restart;
 	struct vublk_state st;
@@ -49,10 +49,21 @@ struct recover_cmd {
 	int argc;
 };
 
-static int recover_usage_error(const char *what)
+static int recover_option(void *ctx, int opt, const char *arg)
 {
-	vublk_error("recover: %s (" RECOVER_USAGE ")", what);
-	return -EINVAL;
+	struct recover_cmd *rc = ctx;
+
+	switch (opt) {
+	case 'F':
+		rc->foreground = true;
+		return 0;
+	case 'R':
+		rc->restart = true;
+		return 0;
+	default:
+		rc->have_id = true;
+		return vublk_parse_dev_id(arg, &rc->id);
+	}
 }
 
 static int recover_parse(struct recover_cmd *rc, int argc, char **argv)
@@ -63,34 +74,14 @@ static int recover_parse(struct recover_cmd *rc, int argc, char **argv)
 		{ "restart", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool have_id = false;
-	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:", opts, NULL)) != -1) {
-		if (c == 'F') {
-			rc->foreground = true;
-		} else if (c == 'R') {
-			rc->restart = true;
-		} else if (c == 'n') {
-			if (vublk_parse_dev_id(optarg, &rc->id) < 0)
-				return -EINVAL;
-			have_id = true;
-		} else {
-			vublk_error("recover: %s '%s' (" RECOVER_USAGE ")",
-				    c == ':' ? "missing value for option" :
-				    "unknown option", argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		vublk_error("recover: unexpected argument '%s' (" RECOVER_USAGE ")",
-			    argv[optind]);
+	if (vublk_cli_options("recover", RECOVER_USAGE, argc, argv, ":n:",
+			      opts, recover_option, rc) < 0)
+		return -EINVAL;
+	if (!rc->have_id) {
+		vublk_error("recover: give the device with -n ID (" RECOVER_USAGE ")");
 		return -EINVAL;
 	}
-	if (!have_id)
-		return recover_usage_error("give the device with -n ID");
 	return 0;
 }
 

@@ -8,7 +8,6 @@
  * and records the new size in the state file.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,36 +17,36 @@
 
 #define UPDATE_SIZE_USAGE "usage: vublk update-size -n ID [--size=BYTES]"
 
-static int update_size_parse(int argc, char **argv, unsigned *id,
-			     uint64_t *size)
+struct update_size_args {
+	unsigned id;
+	bool have_id;
+	uint64_t size;		/* 0: the backing store's */
+};
+
+static int update_size_option(void *ctx, int opt, const char *arg)
+{
+	struct update_size_args *a = ctx;
+
+	if (opt == 's')
+		return vublk_parse_size("--size", arg, 512, INT64_MAX,
+					&a->size);
+	a->have_id = true;
+	return vublk_parse_dev_id(arg, &a->id);
+}
+
+static int update_size_parse(int argc, char **argv,
+			     struct update_size_args *a)
 {
 	static const struct option opts[] = {
 		{ "number", required_argument, NULL, 'n' },
 		{ "size", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool have_id = false;
-	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:", opts, NULL)) != -1) {
-		if (c == 'n') {
-			if (vublk_parse_dev_id(optarg, id) < 0)
-				return -EINVAL;
-			have_id = true;
-		} else if (c == 's') {
-			if (vublk_parse_size("--size", optarg, 512, INT64_MAX,
-					     size) < 0)
-				return -EINVAL;
-		} else {
-			vublk_error("update-size: %s '%s' (" UPDATE_SIZE_USAGE ")",
-				    c == ':' ? "missing value for option" :
-				    "unknown option", argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc || !have_id) {
+	if (vublk_cli_options("update-size", UPDATE_SIZE_USAGE, argc, argv,
+			      ":n:", opts, update_size_option, a) < 0)
+		return -EINVAL;
+	if (!a->have_id) {
 		vublk_error("update-size: give the device with -n ID (" UPDATE_SIZE_USAGE ")");
 		return -EINVAL;
 	}
@@ -67,15 +66,17 @@ static void update_size_record(unsigned id, uint64_t size)
 
 int vublk_cmd_update_size(int argc, char **argv)
 {
+	struct update_size_args a = { 0 };
 	char req[64], reply[512];
-	uint64_t size = 0;
 	unsigned id;
+	uint64_t size;
 	int ret;
 
-	if (update_size_parse(argc, argv, &id, &size) < 0 ||
+	if (update_size_parse(argc, argv, &a) < 0 ||
 	    vublk_run_dir_check() < 0)
 		return 1;
-	snprintf(req, sizeof(req), "resize %" PRIu64, size);
+	id = a.id;
+	snprintf(req, sizeof(req), "resize %" PRIu64, a.size);
 	ret = vublk_server_request(id, req, reply, sizeof(reply));
 	if (ret < 0) {
 		vublk_error("update-size: device %u has no running server to ask (%s): see vublk list",

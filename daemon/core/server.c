@@ -133,10 +133,8 @@ static int ublk_server_zero_copy_flag(const struct vublk_server *s,
 	if (!s->tgt->zero_copy) {
 		if (cfg->zero_copy == VUBLK_ZERO_COPY_AUTO)
 			return 0;
-		vublk_error("--zero-copy=on: the %s target %s, so its data cannot stay in the requests' pages; use --zero-copy=off",
-			    s->tgt->ops->name, s->tgt->backend ?
-			    "has a backend that needs a buffer of its own" :
-			    "must see the bytes it serves");
+		vublk_error("--zero-copy=on: this %s device cannot leave its data in the requests' pages (verity must see the bytes it verifies; the pmem backend copies them by design); use --zero-copy=off",
+			    s->tgt->ops->name);
 		return -EINVAL;
 	}
 	if (!(s->ctrl.features & UBLK_F_AUTO_BUF_REG)) {

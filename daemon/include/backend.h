@@ -68,6 +68,9 @@ struct vublk_backend {
 	 * smallest that is efficient (a page, for memory). */
 	unsigned block_shift;
 	unsigned io_min_shift;
+	/* What a buffer's address must be aligned to (a power of 2, at
+	 * most a page): 1 but for O_DIRECT (0 is taken as 1). */
+	uint32_t mem_align;
 	/* Writes are durable only after a FLUSH (a page cache, or a
 	 * mapping of one). */
 	bool volatile_cache;

@@ -107,8 +107,7 @@ static int loop_set_shape(struct vublk_tgt *t, struct loop_tgt *lt)
 	/* The loop target never looks at the data: where the backend can
 	 * move it to and from the request's own pages, it may. */
 	t->zero_copy = be->ops->fixed_buffers;
-	t->dma_align_mask = be->flags & VUBLK_BACKEND_DIRECT ?
-			    (1U << be->block_shift) - 1 : 0;
+	t->dma_align_mask = be->mem_align > 1 ? be->mem_align - 1 : 0;
 	return 0;
 }
 

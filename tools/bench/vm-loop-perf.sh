@@ -5,8 +5,11 @@
 # disk's ext4 (O_DIRECT: the raw disk through the filesystem), against a
 # vublk loop device backed by that same file, buffered (the default) and
 # with --direct, and against the kernel's own loop driver on the file
-# (buffered, and --direct-io=on); prints IOPS / MB/s and each device's
-# ratio to the file.  Before that it prints what explains the 1 MiB
+# (buffered, and --direct-io=on); where the driver has zero copy
+# (UBLK_F_AUTO_BUF_REG, Linux 6.16), each vublk device both with it (the
+# default) and with --zero-copy=off.  Every configuration runs once per
+# round, rounds rotate the order; prints the median IOPS / MB/s and each
+# device's ratio to the file.  Before that it prints what explains the 1 MiB
 # numbers: the guest's memory copy bandwidth (a read of a tmpfs file: one
 # copy_to_user() per byte, the copy ublk adds), measured just before each
 # 1 MiB run, and each device's queue limits; after each read run, the
@@ -16,11 +19,14 @@
 # Usage (from the repo, on the host):
 #   tools/bench/vm-loop-perf.sh [-q QUEUES] [-d DEPTH] [-j FIO_JOBS]
 #                               [-t SECONDS] [--qd QD] [--size MIB]
+#                               [--rounds N] [--kernel=6.12|7.3]
 #                               [--alt-build DIR]
 #   -q   device queues (default 2)       -d  device depth (default 128)
 #   -j   fio jobs per workload (default 1) -t seconds per run (default 5)
 #   --qd fio iodepth of the 4 KiB jobs (default 32; 1 MiB reads use 4)
 #   --size backing file MiB (default 1024)
+#   --rounds N  every configuration N times, interleaved (default 1)
+#   --kernel=K  the lab kernel to boot (tests/vm/run --kernel)
 #   --alt-build DIR  also measure DIR/daemon/vublk --direct (another build,
 #        e.g. one with a different per-request buffer) in the same guest
 # Environment: VUBLK_BUILD (default build).  Inside the VM (VUBLK_IN_VM=1)
@@ -28,7 +34,8 @@
 set -uo pipefail
 
 ME=tools/bench/vm-loop-perf.sh
-QUEUES=2 DEPTH=128 JOBS=1 SECS=5 QD=32 SIZE_MIB=1024 ALT_BUILD=
+QUEUES=2 DEPTH=128 JOBS=1 SECS=5 QD=32 SIZE_MIB=1024 ALT_BUILD= ROUNDS=1
+KERNEL_ARG=()
 
 die() { echo "$ME: error: $*" >&2; exit 1; }
 
@@ -46,6 +53,8 @@ parse_args() {
 		-t) SECS=$2; shift 2 ;;
 		--qd) QD=$2; shift 2 ;;
 		--size) SIZE_MIB=$2; shift 2 ;;
+		--rounds) ROUNDS=$2; shift 2 ;;
+		--kernel=*) KERNEL_ARG=("$1"); shift ;;
 		--alt-build) ALT_BUILD=$(realpath "$2") || die "--alt-build '$2': no such directory"
 			shift 2 ;;
 		-h|--help) usage ;;
@@ -53,7 +62,7 @@ parse_args() {
 		esac
 	done
 	local v
-	for v in "$QUEUES" "$DEPTH" "$JOBS" "$SECS" "$QD" "$SIZE_MIB"; do
+	for v in "$QUEUES" "$DEPTH" "$JOBS" "$SECS" "$QD" "$SIZE_MIB" "$ROUNDS"; do
 		[[ $v =~ ^[1-9][0-9]*$ ]] || die "'$v' is not a positive number; see --help"
 	done
 }
@@ -99,16 +108,24 @@ print("%.0f" % (io["iops"] if sys.argv[3] != "1M" else io["bw_bytes"] / 1e6))
 }
 
 WORKLOADS=("randread 4k" "randwrite 4k" "read 1M")
-LABELS=()		# measured configurations, in order
+LABELS=()		# configurations, in table order
 declare -A HEADER	# label -> table header
-declare -A MEMCPY	# label -> guest memcpy MB/s just before its 1 MiB read
+declare -A HOW		# label -> "raw" | "ublk VUBLK OPTIONS..." | "kloop OPTIONS..."
+declare -A MEMCPY	# label -> guest memcpy MB/s before its 1 MiB reads (list)
 
-# measure LABEL HEADER TARGET: every workload on TARGET into RESULT[LABEL,i].
+# config LABEL HEADER HOW...: a configuration to measure.
+config() {
+	LABELS+=("$1")
+	HEADER[$1]=$2
+	shift 2
+	HOW[${LABELS[-1]}]="$*"
+}
+
+# measure LABEL TARGET: every workload on TARGET, appended to RESULT[LABEL,i]
+# (one value per round).
 declare -A RESULT
 measure() {
-	local label=$1 target=$3 i rw bs qd
-	LABELS+=("$label")
-	HEADER[$label]=$2
+	local label=$1 target=$2 i rw bs qd v
 	show_limits "$target"
 	for i in "${!WORKLOADS[@]}"; do
 		read -r rw bs <<<"${WORKLOADS[$i]}"
@@ -116,11 +133,15 @@ measure() {
 		[ "$bs" = 1M ] && qd=4
 		# The host's load changes by the minute: the copy bandwidth
 		# that bounds a 1 MiB read is measured next to it.
-		[ "$bs" = 1M ] && MEMCPY[$label]=$(memcpy_mbps)
-		RESULT[$label,$i]=$(fio_run "$label-$rw" "$target" "$rw" "$bs" "$qd") || exit 1
-		echo "  $label $rw $bs QD$qd: ${RESULT[$label,$i]}" >&2
+		[ "$bs" = 1M ] && MEMCPY[$label]+=" $(memcpy_mbps)"
+		v=$(fio_run "$label-$rw" "$target" "$rw" "$bs" "$qd") || exit 1
+		RESULT[$label,$i]+=" $v"
+		echo "  $label $rw $bs QD$qd: $v" >&2
 	done
 }
+
+# median VALUES...: the middle value (the lower middle of an even count).
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # show_limits TARGET: the queue limits that decide how a 1 MiB read is cut.
 show_limits() {
@@ -134,24 +155,38 @@ show_limits() {
 	echo "  limits of $(blk_name "$1"):$line" >&2
 }
 
-# ublk_measure LABEL HEADER VUBLK [LOOP OPTIONS]: a vublk loop device on
-# the file, measured.
+# ublk_measure LABEL VUBLK [LOOP OPTIONS]: a vublk loop device on the
+# file, measured.
 ublk_measure() {
-	local label=$1 header=$2 vublk=$3 dev
-	shift 3
+	local label=$1 vublk=$2 dev
+	shift 2
 	dev=$("$vublk" add -t loop -f "$FILE" -q "$QUEUES" -d "$DEPTH" "$@") ||
 		die "$vublk add -t loop -f $FILE $* failed"
-	measure "$label" "$header" "$dev"
+	echo "  $label: $("$vublk" list -n "${dev#/dev/ublkb}" | tail -n 1)" >&2
+	measure "$label" "$dev"
 	"$vublk" del -n "${dev#/dev/ublkb}" || die "vublk del of $dev failed"
 }
 
-# kloop_measure LABEL HEADER [LOSETUP OPTIONS]: the kernel loop driver.
+# kloop_measure LABEL [LOSETUP OPTIONS]: the kernel loop driver.
 kloop_measure() {
-	local label=$1 header=$2 dev
-	shift 2
+	local label=$1 dev
+	shift
 	dev=$(losetup -f --show "$@" "$FILE") || die "losetup $* $FILE failed"
-	measure "$label" "$header" "$dev"
+	measure "$label" "$dev"
 	losetup -d "$dev" || die "losetup -d $dev failed"
+}
+
+# measure_config LABEL: one round of one configuration.
+measure_config() {
+	# shellcheck disable=SC2086 # HOW holds words
+	set -- ${HOW[$1]}
+	local how=$1
+	shift
+	case $how in
+	raw) measure "$LABEL" "$FILE" ;;
+	ublk) ublk_measure "$LABEL" "$@" ;;
+	kloop) kloop_measure "$LABEL" "$@" ;;
+	esac
 }
 
 # memcpy_mbps: MB/s of reading a page-cached tmpfs file: the kernel's
@@ -164,34 +199,29 @@ memcpy_mbps() {
 		printf "%.0f", $1 / s / 1e6 }'
 }
 
+# One row per workload and configuration: the median of the rounds, its
+# ratio to the file's median, and every round's value.
 print_table() {
-	local i rw bs unit raw label
-	printf '%-14s %-5s' workload unit
-	for label in "${LABELS[@]}"; do
-		printf ' %18s' "${HEADER[$label]}"
-	done
-	echo
+	local i rw bs unit raw label med
+	printf '%-14s %-5s %-26s %8s %6s  %s\n' workload unit configuration median "/file" rounds
 	for i in "${!WORKLOADS[@]}"; do
 		read -r rw bs <<<"${WORKLOADS[$i]}"
 		unit=IOPS
 		[ "$bs" = 1M ] && unit=MB/s
-		raw=${RESULT[raw,$i]}
-		printf '%-14s %-5s' "$rw $bs" $unit
+		# shellcheck disable=SC2086 # lists of numbers
+		raw=$(median ${RESULT[raw,$i]})
 		for label in "${LABELS[@]}"; do
-			if [ "$label" = raw ]; then
-				printf ' %18s' "$raw"
-			else
-				printf ' %11s (%4s)' "${RESULT[$label,$i]}" \
-					"$(awk -v a="${RESULT[$label,$i]}" -v b="$raw" 'BEGIN { printf "%.2f", a / b }')"
-			fi
+			# shellcheck disable=SC2086
+			med=$(median ${RESULT[$label,$i]})
+			printf '%-14s %-5s %-26s %8s %6s %s\n' "$rw $bs" $unit "${HEADER[$label]}" \
+				"$med" "$(awk -v a="$med" -v b="$raw" 'BEGIN { printf "%.2f", a / b }')" \
+				"${RESULT[$label,$i]}"
 		done
-		echo
 	done
-	printf '%-14s %-5s' "guest memcpy" MB/s
 	for label in "${LABELS[@]}"; do
-		printf ' %18s' "${MEMCPY[$label]}"
+		printf '%-14s %-5s %-26s %8s %6s %s\n' "guest memcpy" MB/s "${HEADER[$label]}" \
+			"" "" "${MEMCPY[$label]}"
 	done
-	echo
 }
 
 guest_main() {
@@ -207,13 +237,27 @@ guest_main() {
 		"scratch $(findmnt -no SOURCE,FSTYPE "$VUBLK_SCRATCH" | tr '\n' ' ')," \
 		"file ${SIZE_MIB} MiB; vublk -q $QUEUES -d $DEPTH; fio $(fio --version)" \
 		"io_uring direct=1, $JOBS job(s), ${SECS} s + 1 s ramp per run, QD $QD (1 MiB: QD 4)" >&2
-	measure raw "file O_DIRECT" "$FILE"
-	ublk_measure loop "ublk loop" "$VUBLK"
-	ublk_measure direct "ublk loop --direct" "$VUBLK" --direct
-	[ -z "$ALT_BUILD" ] || ublk_measure alt "alt --direct" \
-		"$ALT_BUILD/daemon/vublk" --direct
-	kloop_measure kloop "kernel loop"
-	kloop_measure kloopdio "kernel loop dio" --direct-io=on
+	config raw "file O_DIRECT" raw
+	if "$VUBLK" features --json | grep -q '"auto_buf_reg": true'; then
+		config loop "ublk loop (zero copy)" ublk "$VUBLK"
+		config loopcopy "ublk loop, copy" ublk "$VUBLK" --zero-copy=off
+		config direct "ublk --direct (zero copy)" ublk "$VUBLK" --direct
+		config directcopy "ublk --direct, copy" ublk "$VUBLK" --direct --zero-copy=off
+	else
+		config loop "ublk loop" ublk "$VUBLK"
+		config direct "ublk loop --direct" ublk "$VUBLK" --direct
+	fi
+	[ -z "$ALT_BUILD" ] || config alt "alt --direct" ublk "$ALT_BUILD/daemon/vublk" --direct
+	config kloop "kernel loop" kloop
+	config kloopdio "kernel loop dio" kloop --direct-io=on
+	local round n=${#LABELS[@]} k
+	for ((round = 0; round < ROUNDS; round++)); do
+		echo "round $((round + 1)) of $ROUNDS" >&2
+		for ((k = 0; k < n; k++)); do
+			LABEL=${LABELS[$(((k + round) % n))]}
+			measure_config "$LABEL"
+		done
+	done
 	print_table
 }
 
@@ -222,5 +266,5 @@ if [ -n "${VUBLK_IN_VM:-}" ]; then
 	guest_main
 else
 	cd "$(dirname "$0")/../.." || exit 1
-	exec tests/vm/run --timeout 2400 -- "$ME" "$@"
+	exec tests/vm/run "${KERNEL_ARG[@]}" --timeout $((2400 * ROUNDS)) -- "$ME" "$@"
 fi

@@ -39,27 +39,10 @@ say "queue mode: waiting I/O served after recover, twice"
 truncate -s 0 "$IMG" && truncate -s 256M "$IMG"
 vublk_add -t loop -f "$IMG" --recovery=reissue -q 2
 grep -q '"recovery": "reissue"' "$RUN_DIR/$ID.json" || fail "state file lacks the reissue mode"
-mkfs.f2fs -q -f "$DEV" || fail "mkfs.f2fs on $DEV"
-mount -t f2fs "$DEV" "$MNT" || fail "mount f2fs on $DEV"
-fio --name=recover --directory="$MNT" --nrfiles=2 --size=48M \
-	--rw=randwrite --bsrange=4k-64k --ioengine=io_uring --iodepth=16 \
-	--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-	--randrepeat=0 --output="$T/fio.out" &
-fio_pid=$!
-wait_until 60 counter_above "$ID" writes 300 || fail "fio did not get going: $(cat "$T/fio.out")"
-kill -0 $fio_pid 2>/dev/null || fail "fio ended before the kill: make it write more"
+f2fs_fio_start
+kill -0 $FIO_PID 2>/dev/null || fail "fio ended before the kill: make it write more"
 kill_server "$ID"
 recover "$ID"
-timeout 300 tail --pid=$fio_pid -f /dev/null || fail "fio hung after recover"
-wait $fio_pid || fail "fio failed across the recovery: $(cat "$T/fio.out")"
-grep -q "err= 0" "$T/fio.out" || fail "fio reported errors: $(cat "$T/fio.out")"
-(cd "$MNT" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$T/sums" || fail "checksumming"
-umount "$MNT" || fail "umount"
-fsck.f2fs --dry-run "$DEV" >"$T/fsck.out" 2>&1 || fail "fsck.f2fs: $(tail -n 5 "$T/fsck.out")"
-mount -t f2fs "$DEV" "$MNT" || fail "remount after recover"
-(cd "$MNT" && sha256sum --quiet -c "$T/sums") || fail "files differ after remount"
-umount "$MNT" || fail "umount"
-check_dmesg_clean
-[ "$(device_counter "$ID" errors)" = 0 ] || fail "the recovered server counted errors"
+f2fs_fio_check "kill -9 and recover"
 "$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
 say "PASS"

@@ -8,7 +8,7 @@
 #
 # Staged deterministically: the first `vublk add` asks for 4096 tags of
 # 1 MiB buffers under `ulimit -v` (its server's queue cannot get them, so
-# it fails after ADD_DEV), and strace holds that add in its one waitpid()
+# it fails after ADD_DEV; --zero-copy=off, as zero copy needs no buffers), and strace holds that add in its one waitpid()
 # for DELAY seconds once its server has ended: the second add runs in that
 # window.  (Catching the short-lived server with SIGSTOP on its parent lost
 # the race on a busy machine.)
@@ -22,7 +22,7 @@ truncate -s 16M "$T/a.img" "$T/b.img"
 
 ( ulimit -v 1048576
   exec strace -o /dev/null -e trace=wait4 -e inject=wait4:delay_enter=${DELAY}000000 \
-	"$VUBLK" add -t loop -f "$T/a.img" -n $N -q 1 -d 4096 ) >"$T/a.out" 2>"$T/a.err" &
+	"$VUBLK" add -t loop -f "$T/a.img" -n $N -q 1 -d 4096 --zero-copy=off ) >"$T/a.out" 2>"$T/a.err" &
 A_ADD=$!
 started=$SECONDS
 # The server fails (no memory for its buffers), says so, and deletes

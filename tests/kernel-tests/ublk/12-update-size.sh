@@ -8,11 +8,29 @@
 # server each get one line.  On a driver without the feature, the command
 # fails with one line naming the feature and the kernel that has it.
 . "$(dirname "$0")/lib.sh"
-need_cmd fio blockdev
+need_cmd fio blockdev setpriv python3
 
 IMG=$T/disk.img
 truncate -s 64M "$IMG"
 vublk_add -t loop -f "$IMG" -q 2
+
+# The control socket answers only the server's user: another user cannot
+# even connect (mode 0600; the server checks SO_PEERCRED too).
+RUN_DIR=${VUBLK_RUN_DIR:-/run/vublk}
+[ -S "$RUN_DIR/$ID.ctl" ] || fail "no control socket $RUN_DIR/$ID.ctl"
+[ "$(stat -c %a "$RUN_DIR/$ID.ctl")" = 600 ] || fail "the control socket's mode is $(stat -c %a "$RUN_DIR/$ID.ctl")"
+setpriv --reuid=65534 --regid=65534 --clear-groups python3 - "$RUN_DIR/$ID.ctl" <<'PY' ||
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1])
+    s.send(b"resize 4096")
+    print("answered:", s.recv(512))
+    sys.exit(1)
+except (PermissionError, ConnectionError):
+    sys.exit(0)
+PY
+	fail "another user reached the control socket"
 
 if ! have_feature update_size; then
 	"$VUBLK" update-size -n "$ID" 2>"$T/err" && fail "update-size worked on a driver without update_size"
@@ -25,8 +43,10 @@ fi
 
 size_is() { [ "$(blockdev --getsize64 "$DEV")" = "$1" ]; }
 
+# One pass of random writes, each block once, then their verification (a
+# block written twice, as with --loops, fails fio's own seed check).
 fio --name=resize --filename="$DEV" --ioengine=io_uring --iodepth=16 \
-	--direct=1 --rw=randrw --bs=4k --size=32M --loops=6 --verify=crc32c \
+	--direct=1 --rw=randwrite --bs=4k --size=32M --verify=crc32c \
 	--verify_fatal=1 --do_verify=1 --randrepeat=0 --output="$T/fio.out" &
 fio_pid=$!
 wait_until 60 counter_above "$ID" writes 200 || fail "fio did not get going: $(cat "$T/fio.out")"
@@ -41,6 +61,8 @@ dd if="$T/tail" of="$DEV" bs=1M seek=120 oflag=direct status=none || fail "writi
 cmp -n 1M "$T/tail" <(dd if="$DEV" bs=1M skip=120 count=1 iflag=direct status=none) ||
 	fail "reading back at 120 MiB after growing"
 [ "$(device_field "$ID" 'd["size"]')" = 134217728 ] || fail "vublk list does not show the new size: $(device_json "$ID")"
+
+kill -0 $fio_pid 2>/dev/null || fail "fio ended before the device grew: make it write more"
 
 # Shrink to a given size: what lay beyond is gone from the device.
 out=$("$VUBLK" update-size -n "$ID" --size=48M 2>"$T/err") || fail "update-size --size=48M failed: $(cat "$T/err")"
