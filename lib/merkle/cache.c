@@ -12,14 +12,6 @@
  * Blocks in use by a verification are pinned and never evicted, so a budget
  * smaller than one root-to-leaf path still works; the cache then overshoots
  * its budget for as long as the pins last.
- *
- * Recency is kept the way the kernel keeps it for page-cache pages: a hit
- * only sets the entry's referenced flag (mm/swap.c: folio_mark_accessed()
- * sets PG_referenced), and eviction, walking from the oldest end, gives a
- * referenced entry a second chance at the young end instead of evicting
- * it.  Moving the entry on every hit, as a strict LRU does, writes to its
- * two list neighbours: random hash blocks of a large tree, two cache
- * misses per random 4 KiB read for nothing but bookkeeping.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +25,6 @@ struct merkle_cache_entry {
 	uint64_t block;
 	size_t size;
 	unsigned pins;			/* under the cache lock */
-	bool referenced;		/* hit since it was last aged; lock */
 	atomic_bool verified;		/* read without the lock */
 	uint8_t data[];
 };
@@ -45,9 +36,7 @@ struct merkle_cache {
 	size_t count;
 	size_t nbuckets;		/* a power of 2 */
 	struct merkle_cache_entry **buckets;
-	/* List head: next = youngest (inserted, or given a second chance
-	 * last), prev = oldest. */
-	struct merkle_cache_entry lru;
+	struct merkle_cache_entry lru;	/* list head: next = most recent */
 };
 
 #define MERKLE_CACHE_MIN_BUCKETS 64
@@ -151,27 +140,15 @@ static void merkle_cache_remove(struct merkle_cache *c,
 	free(e);
 }
 
-/*
- * Drop unpinned blocks, oldest first, down to the budget.  A referenced
- * one loses its flag and goes to the young end instead; the walk reaches
- * it again after every older block, so each shrink ends, having passed
- * every block at most twice.  When every block is referenced, one pass
- * clears the flags and keeps the order: then the oldest goes, as in a
- * strict LRU.
- */
+/* Drop unpinned blocks, least recently used first, down to the budget. */
 static void merkle_cache_shrink(struct merkle_cache *c)
 {
 	struct merkle_cache_entry *e = c->lru.lru_prev, *prev;
 
 	while (c->used > c->budget && e != &c->lru) {
 		prev = e->lru_prev;
-		if (e->referenced) {
-			e->referenced = false;
-			merkle_lru_unlink(e);
-			merkle_lru_push_front(c, e);
-		} else if (e->pins == 0) {
+		if (e->pins == 0)
 			merkle_cache_remove(c, e);
-		}
 		e = prev;
 	}
 }
@@ -214,7 +191,8 @@ struct merkle_cache_entry *merkle_cache_get(struct merkle_cache *c,
 	e = *merkle_cache_slot(c, tree_id, block);
 	if (e) {
 		e->pins++;
-		e->referenced = true;
+		merkle_lru_unlink(e);
+		merkle_lru_push_front(c, e);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return e;
@@ -247,10 +225,6 @@ int merkle_cache_insert(struct merkle_cache *c, uint64_t tree_id,
 	e->block = block;
 	e->size = size;
 	e->pins = pinned ? 1 : 0;
-	/* As if used once: a block just read is for a walk that has not
-	 * looked it up yet, and the shrink below must not take it before
-	 * older blocks that were used. */
-	e->referenced = true;
 	atomic_init(&e->verified, false);
 
 	pthread_mutex_lock(&c->lock);
@@ -260,14 +234,14 @@ int merkle_cache_insert(struct merkle_cache *c, uint64_t tree_id,
 		e = *slot;
 		if (pinned)
 			e->pins++;
-		e->referenced = true;
+		merkle_lru_unlink(e);
 	} else {
 		e->hash_next = NULL;
 		*slot = e;
 		c->used += size;
 		c->count++;
-		merkle_lru_push_front(c, e);
 	}
+	merkle_lru_push_front(c, e);
 	merkle_cache_shrink(c);
 	merkle_cache_grow_buckets(c);
 	pthread_mutex_unlock(&c->lock);

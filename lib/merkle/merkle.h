@@ -227,10 +227,8 @@ int merkle_build_tree(const struct merkle_params *p,
 /*
  * Verification.
  *
- * struct merkle_cache holds hash blocks within a byte budget, least
- * recently used first out (approximately: a second chance, as the
- * kernel's page cache ages pages by a referenced flag); each cached block
- * carries a "verified" mark.  An evicted block loses its mark,
+ * struct merkle_cache holds hash blocks within a byte budget, LRU; each
+ * cached block carries a "verified" mark.  An evicted block loses its mark,
  * as a page does in the kernel (fs/verity/verify.c relies on PG_checked /
  * the per-block bitmap that way).  One cache can serve several trees.
  */

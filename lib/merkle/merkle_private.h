@@ -86,7 +86,7 @@ const uint8_t *merkle_cache_entry_data(const struct merkle_cache_entry *e);
 bool merkle_cache_entry_verified(const struct merkle_cache_entry *e);
 void merkle_cache_entry_set_verified(struct merkle_cache_entry *e);
 
-/* Pinned entry or NULL; marks it referenced (recently used). */
+/* Pinned entry or NULL; refreshes its LRU position. */
 struct merkle_cache_entry *merkle_cache_get(struct merkle_cache *c,
 					    uint64_t tree_id, uint64_t block);
 /* Whether a block is cached; if so and verified != NULL, its mark. */
