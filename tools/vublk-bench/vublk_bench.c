@@ -65,7 +65,11 @@ static const char bench_usage[] =
 "Prints MB/s, tree reads per GiB, and two single-core limits over the same\n"
 "data with the ratios to them: raw SHA-256 (OpenSSL, one block per call)\n"
 "and lib/merkle's own hashing (merkle_hash_blocks); each by wall clock and\n"
-"by CPU time (steadier on a busy machine).\n"
+"by CPU time (steadier on a busy machine).  Then the same requests through\n"
+"the loop target (the read without verification) and the ratio to \"read +\n"
+"hashing\": that read's CPU time plus merkle_hash_blocks' for the same bytes.\n"
+"In page-cache mode the image's pages are dropped first (fadvise), then\n"
+"read whole before each run.\n"
 "The other mode, the pmem target's copy path: vublk-bench pmem FILE\n"
 "(see vublk-bench pmem --help).\n";
 
