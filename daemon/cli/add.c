@@ -50,6 +50,7 @@ enum add_opt {
 	ADD_OPT_FOREGROUND,
 	ADD_OPT_RECOVERY,
 	ADD_OPT_ZERO_COPY,
+	ADD_OPT_NAME,
 };
 
 /* --recovery=MODE and what each asks of the driver at ADD_DEV. */
@@ -124,6 +125,7 @@ struct add_args {
 	bool foreground;
 	uint64_t recovery_flags;	/* UBLK_F_USER_RECOVERY* */
 	enum vublk_zero_copy zero_copy;
+	const char *name;		/* --name, or NULL (name.c) */
 	char target_args[1024];
 	/* `vublk recover`: the device to take over and its log. */
 	bool recover;
@@ -152,6 +154,7 @@ static const struct option add_core_options[] = {
 	{ "foreground", no_argument, NULL, ADD_OPT_FOREGROUND },
 	{ "recovery", optional_argument, NULL, ADD_OPT_RECOVERY },
 	{ "zero-copy", required_argument, NULL, ADD_OPT_ZERO_COPY },
+	{ "name", required_argument, NULL, ADD_OPT_NAME },
 	{ "help", no_argument, NULL, 'h' },
 };
 #define ADD_NR_CORE_OPTIONS (sizeof(add_core_options) / sizeof(add_core_options[0]))
@@ -279,6 +282,9 @@ static int add_parse_one(struct add_args *a, int c, const char *arg,
 		return add_parse_recovery(arg, &a->recovery_flags);
 	case ADD_OPT_ZERO_COPY:
 		return add_parse_zero_copy(arg, &a->zero_copy);
+	case ADD_OPT_NAME:
+		a->name = arg;
+		return vublk_name_check(arg);
 	default:
 		if (c < 256 || !a->ops->parse_opt)
 			return -EINVAL;
@@ -413,6 +419,8 @@ static void add_on_added(void *ctx, unsigned dev_id, uint64_t token)
 		       ".ctl");
 	snprintf(text, sizeof(text), "%u %016" PRIx64, dev_id, token);
 	add_report_line(r, "ID", text);
+	/* Before START_DEV: udev reads it for the disk's "add" uevent. */
+	vublk_name_publish(dev_id, r->args->name);
 	if (!r->log_path[0])
 		return;
 	/* The log was named before the id was known. */
@@ -443,6 +451,7 @@ static void add_on_live(void *ctx, unsigned dev_id, const char *bdev)
 	snprintf(st.target_args, sizeof(st.target_args), "%s", a->target_args);
 	snprintf(st.recovery, sizeof(st.recovery), "%s",
 		 vublk_recovery_name(a->recovery_flags));
+	snprintf(st.name, sizeof(st.name), "%s", a->name ? a->name : "");
 	/* The state file first, so `vublk list` knows the device as soon as
 	 * `vublk add` returns.  Without it `vublk del` can still find the
 	 * device through the kernel, so a failure is not fatal. */
@@ -451,6 +460,7 @@ static void add_on_live(void *ctx, unsigned dev_id, const char *bdev)
 	if (r->fd < 0) {
 		printf("%s\n", bdev);
 		fflush(stdout);
+		vublk_notify_ready();
 		return;
 	}
 	/* Queue threads may be inside the hook right now: the pipe stays
@@ -486,7 +496,9 @@ static int add_run_server(struct add_args *a, struct add_report *r)
 		return 0;	/* the state file is the next server's */
 	if (r->live)
 		vublk_state_remove(r->dev_id);
-	else if (r->log_path[0] && !a->recover)
+	else if (!a->recover && r->dev_id != VUBLK_DEV_ID_ANY)
+		vublk_name_publish(r->dev_id, NULL);	/* the device is gone */
+	if (!r->live && r->log_path[0] && !a->recover)
 		unlink(r->log_path);	/* its errors went to `vublk add` */
 	return ret ? 1 : 0;
 }
@@ -564,6 +576,8 @@ static void add_cleanup_orphan(const struct add_announced *dev)
 	if (vublk_remove_if_ours(&c, dev->dev_id, dev->token) == -ESTALE)
 		vublk_info("device %u is another device now: left alone",
 			   dev->dev_id);
+	else
+		vublk_name_publish(dev->dev_id, NULL);
 	ublk_ctrl_close(&c);
 	vublk_state_remove_if_ours(dev->dev_id, dev->token);
 }
@@ -652,12 +666,49 @@ static int add_detach(struct add_args *a)
 	return add_parent(a, pid, pfd[0]);
 }
 
+/*
+ * A device named a->name exists and its server is gone: a service manager
+ * restarting the server runs this same add line again (vublk@.service,
+ * Restart=), and the device, which may hold mounts and waiting I/O, needs
+ * a new server, not a second device beside it.  So this process becomes
+ * `vublk recover -n ID`, which checks the device and serves it from its
+ * state file: an exec, not a call, so that add and recover do not call
+ * each other (recover runs its server through vublk_add_recover()), and
+ * in the same process, which the service manager watches.
+ */
+static int add_recover_named(const struct add_args *a, unsigned id)
+{
+	char id_arg[16], self[PATH_MAX];
+	char *argv[] = { "vublk", "recover", "-n", id_arg, "--foreground",
+			 NULL };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	snprintf(id_arg, sizeof(id_arg), "%u", id);
+	vublk_info("device %u is named %s and has no server: vublk recover -n %u%s",
+		   id, a->name, id, a->foreground ? " --foreground" : "");
+	if (!a->foreground)
+		argv[4] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	/* By its path, not as /proc/self/exe: the process takes its name
+	 * from the file, and a server is known by the name vublk
+	 * (identity.c). */
+	if (n > 0) {
+		self[n] = '\0';
+		execv(self, argv);
+	}
+	vublk_error("add: cannot run vublk recover -n %u: %s", id,
+		    strerror(errno));
+	return 1;
+}
+
 /* Parse, then run the server detached or in the foreground. */
 static int add_main(struct add_args *a, int argc, char **argv)
 {
 	struct add_report r = { .fd = -1, .args = a,
 				.dev_id = VUBLK_DEV_ID_ANY };
 	int ret = add_parse(a, argc, argv);
+	unsigned named_id;
 
 	if (ret == 1)
 		vublk_target_usage(stdout, a->ops->name);
@@ -665,6 +716,9 @@ static int add_main(struct add_args *a, int argc, char **argv)
 		ret = ret < 0;
 	else if (vublk_run_dir_create() < 0)
 		ret = 1;
+	else if (a->name && !a->recover &&
+		 (ret = vublk_name_find(a->name, &named_id)) != 0)
+		ret = ret < 0 ? 1 : add_recover_named(a, named_id);
 	else if (!a->foreground)
 		ret = add_detach(a);
 	else

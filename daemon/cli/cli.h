@@ -8,6 +8,8 @@
  *                  when it stops: target, backing file, size, queues, pid...
  *   ID.stats.json  the server's counters, rewritten every second
  *   ID.log         the detached server's stderr
+ *   ID.udev        VUBLK_NAME=NAME for udev, for a device added with
+ *                  --name (name.c)
  */
 #ifndef VUBLK_CLI_H
 #define VUBLK_CLI_H
@@ -22,6 +24,8 @@
 #include "log.h"
 
 #define VUBLK_VERSION "0.1.0"
+/* --name=NAME: at most this many bytes with the NUL. */
+#define VUBLK_NAME_MAX 64
 
 struct vublk_state {
 	unsigned id;
@@ -38,6 +42,7 @@ struct vublk_state {
 	uint64_t token;			/* the device's (server.h: on_added) */
 	bool read_only;
 	char recovery[16];		/* --recovery mode: none, queue... */
+	char name[VUBLK_NAME_MAX];	/* --name, "" without */
 };
 
 /* -n ID: a device id the kernel can give, in decimal; 0, or -EINVAL after
@@ -77,6 +82,20 @@ int vublk_cli_options(const char *cmd, const char *usage, int argc,
 		      const struct option *opts,
 		      int (*one)(void *ctx, int opt, const char *arg),
 		      void *ctx);
+
+/*
+ * name.c: --name=NAME.  vublk_name_check(): 0, or -EINVAL after one line
+ * saying which names are allowed.  vublk_name_publish(): write ID.udev
+ * for udev's /dev/disk/by-vublk/NAME, or remove a stale one (name NULL);
+ * 0 or -errno after one line.  vublk_name_find(): 0 when no device has
+ * the name, 1 with *id when one has and its server is gone (it may be
+ * recovered), else -errno after one line (-EEXIST: its server runs).
+ */
+int vublk_name_check(const char *name);
+int vublk_name_publish(unsigned id, const char *name);
+int vublk_name_find(const char *name, unsigned *id);
+/* notify.c: "READY=1" to $NOTIFY_SOCKET, if set (sd_notify(3)). */
+void vublk_notify_ready(void);
 
 /* Write s as a JSON string, quoted and escaped. */
 void vublk_json_string(FILE *f, const char *s);

@@ -143,6 +143,11 @@ static void list_print_json(const struct list_entry *e, bool first)
 	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
 	printf("%s{\"id\": %u, \"device\": ", first ? "" : ",\n ", e->st.id);
 	vublk_json_string(stdout, dev);
+	printf(", \"name\": ");
+	if (e->st.name[0])
+		vublk_json_string(stdout, e->st.name);
+	else
+		printf("null");
 	printf(", \"state\": \"%s\", \"pid\": %d, \"target\": ", e->state,
 	       e->pid);
 	vublk_json_string(stdout, e->st.target);
@@ -177,10 +182,11 @@ static void list_print_row(const struct list_entry *e)
 	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
 	vublk_feature_names(e->in_kernel ? e->info.flags : 0, features,
 			    sizeof(features));
-	printf("%-4u %-13s %-8s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s%s%s%s%s\n",
+	printf("%-4u %-13s %-8s %-6s %14" PRIu64 " %6u %6u %8d  %s%s%s%s%s%s%s%s%s\n",
 	       e->st.id, dev, e->state, e->st.target[0] ? e->st.target : "?",
 	       e->st.size, e->st.queues, e->st.depth, e->pid,
 	       e->st.backing_file[0] ? e->st.backing_file : "?",
+	       e->st.name[0] ? "  name " : "", e->st.name,
 	       e->st.log[0] ? "  log " : "", e->st.log,
 	       features[0] ? "  features " : "", features,
 	       e->hint ? "  " : "", e->hint ? e->hint : "");

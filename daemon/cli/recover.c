@@ -27,8 +27,8 @@
 #include "cli.h"
 #include "ublk_ctrl.h"
 
-/* "add", -t, -f, -n, --read-only, --recovery=, --foreground: 10 words,
- * and the target options. */
+/* "add", -t, -f, -n, --read-only, --recovery=, --foreground, --name=:
+ * 11 words, and the target options. */
 #define RECOVER_MAX_TARGET_ARGS 64
 #define RECOVER_MAX_ARGS (12 + RECOVER_MAX_TARGET_ARGS)
 /* QUIESCE_DEV waits up to 10 s for idle queues; then the server ends. */
@@ -44,6 +44,7 @@ struct recover_cmd {
 	struct ublksrv_ctrl_dev_info info;
 	char id_arg[16];
 	char recovery_arg[32];
+	char name_arg[VUBLK_NAME_MAX + 8];
 	char log[PATH_MAX];
 	char *argv[RECOVER_MAX_ARGS + 1];
 	int argc;
@@ -195,6 +196,11 @@ static int recover_build_argv(struct recover_cmd *rc)
 		recover_push(rc, "--read-only");
 	if (rc->foreground)
 		recover_push(rc, "--foreground");
+	if (rc->st.name[0]) {
+		snprintf(rc->name_arg, sizeof(rc->name_arg), "--name=%s",
+			 rc->st.name);
+		recover_push(rc, rc->name_arg);
+	}
 	n = vublk_split_target_args(rc->st.target_args, rc->argv + rc->argc,
 				    RECOVER_MAX_TARGET_ARGS);
 	if (n < 0) {

@@ -134,6 +134,8 @@ static void state_print(FILE *f, const struct vublk_state *st)
 	 * kernel.  recovery is informative (the kernel's flags decide). */
 	fputs(", \"recovery\": ", f);
 	vublk_json_string(f, st->recovery[0] ? st->recovery : "none");
+	fputs(", \"name\": ", f);
+	vublk_json_string(f, st->name);
 	fputs("}\n", f);
 }
 
@@ -254,7 +256,7 @@ static int state_set(struct vublk_state *st, const char *key,
 #define NUM(name) if (!strcmp(key, #name)) \
 	return (st->name = strtoull(val, NULL, 10)), 0
 	STR(target); STR(backing_file); STR(log); STR(target_args);
-	STR(recovery);
+	STR(recovery); STR(name);
 	NUM(id); NUM(size); NUM(block_size); NUM(queues); NUM(depth);
 	NUM(pid); NUM(pid_start);
 #undef STR
@@ -323,6 +325,8 @@ void vublk_state_remove(unsigned id)
 	vublk_run_path(path, sizeof(path), id, ".json");
 	unlink(path);
 	vublk_run_path(path, sizeof(path), id, ".stats.json");
+	unlink(path);
+	vublk_run_path(path, sizeof(path), id, ".udev");
 	unlink(path);
 }
 

@@ -5,8 +5,9 @@
  *
  * The image is what `vublk-verity format` writes: the data, then the tree
  * and descriptor past its end the way f2fs stores them (lib/f2fslayout).
- * This file opens and validates the image, checks its file digest against
- * --digest and sets the device shape, as fs/verity/open.c:
+ * This file has verity_image.c open and validate the image and
+ * verity_trust.c check its file digest (--digest) and signature
+ * (--trusted-cert), and sets the device shape, as fs/verity/open.c:
  * fsverity_file_open() + fsverity_init_merkle_tree_params() prepare a
  * verity inode; a READ is in verity_read.c, its bytes move through the
  * backend that --backend chooses (backends/: io_uring, a libpmem2
@@ -35,6 +36,9 @@ enum verity_opt {
 	VERITY_OPT_ON_CORRUPTION,
 	VERITY_OPT_DIRECT,
 	VERITY_OPT_F2FS_FILE,
+	VERITY_OPT_TRUSTED_CERT,
+	VERITY_OPT_SIGNATURE,
+	VERITY_OPT_REQUIRE_SIGNATURE,
 };
 
 static const struct option verity_options[] = {
@@ -46,6 +50,10 @@ static const struct option verity_options[] = {
 	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
 	VUBLK_BACKEND_OPTIONS,
 	{ "f2fs-file", required_argument, NULL, VERITY_OPT_F2FS_FILE },
+	{ "trusted-cert", required_argument, NULL, VERITY_OPT_TRUSTED_CERT },
+	{ "signature", required_argument, NULL, VERITY_OPT_SIGNATURE },
+	{ "require-signature", no_argument, NULL,
+	  VERITY_OPT_REQUIRE_SIGNATURE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -70,21 +78,6 @@ static int verity_parse_choice(const char *opt, const char *arg,
 			return (int)i;
 	vublk_error("bad %s value '%s': expected %s", opt, arg, expected);
 	return -EINVAL;
-}
-
-/* --digest=ALG:HEX, the form `fsverity digest` and `vublk-verity format`
- * print; lib/merkle parses it, as for `vublk-verity verify --digest`. */
-static int verity_parse_digest(struct verity_tgt *vt, const char *arg)
-{
-	int err = merkle_parse_digest(arg, &vt->digest_alg, vt->digest);
-
-	if (err) {
-		vublk_error("bad --digest value '%s': %s (give the digest that vublk-verity format printed for the image)",
-			    arg, merkle_strerror(err));
-		return -EINVAL;
-	}
-	vt->have_digest = true;
-	return 0;
 }
 
 static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
@@ -131,52 +124,16 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 	case VERITY_OPT_F2FS_FILE:
 		vt->f2fs_file = arg;
 		return 0;
+	case VERITY_OPT_TRUSTED_CERT:
+		return verity_add_trusted_cert(vt, arg);
+	case VERITY_OPT_SIGNATURE:
+		return verity_read_signature(vt, arg);
+	case VERITY_OPT_REQUIRE_SIGNATURE:
+		vt->sig.require = true;
+		return 0;
 	default:
 		return vublk_backend_parse_opt(&vt->backend, opt, arg);
 	}
-}
-
-static void verity_hex(const uint8_t *bin, unsigned len, char *out)
-{
-	for (unsigned i = 0; i < len; i++)
-		sprintf(out + 2 * i, "%02x", bin[i]);
-	out[2 * len] = '\0';
-}
-
-/*
- * --digest pins the image: the file digest (hash of the descriptor, which
- * holds the root hash) must be the one the user trusts, as fs-verity users
- * compare FS_IOC_MEASURE_VERITY's output.  Without it a consistent image
- * is accepted whoever wrote it: say so.
- */
-static int verity_check_digest(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	unsigned alg = vt->img.params.hash_alg, size = merkle_digest_size(alg);
-	uint8_t got[MERKLE_MAX_DIGEST_SIZE];
-	char got_hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
-	char want_hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
-	int err;
-
-	err = merkle_descriptor_digest((const struct merkle_descriptor *)
-				       vt->img.desc, got);
-	if (err) {
-		vublk_error("cannot compute the file digest of %s: %s",
-			    t->backing_file, merkle_strerror(err));
-		return -EINVAL;
-	}
-	verity_hex(got, size, got_hex);
-	if (!vt->have_digest) {
-		vublk_error("warning: no --digest given for %s: only its self-consistency is checked, and whoever can write it can rewrite data, tree and descriptor together (pin it with --digest=%s:%s)",
-			    t->backing_file, merkle_hash_alg_name(alg), got_hex);
-		return 0;
-	}
-	if (vt->digest_alg == alg && !memcmp(got, vt->digest, size))
-		return 0;
-	verity_hex(vt->digest, merkle_digest_size(vt->digest_alg), want_hex);
-	vublk_error("verity image %s has file digest %s:%s, not the --digest %s:%s: refusing it (the image changed since it was sealed, or the digest belongs to another image)",
-		    t->backing_file, merkle_hash_alg_name(alg), got_hex,
-		    merkle_hash_alg_name(vt->digest_alg), want_hex);
-	return -EPERM;
 }
 
 static unsigned verity_floor_log2(uint64_t v)
@@ -262,6 +219,7 @@ static void verity_release(struct verity_tgt *vt)
 		merkle_tree_close(vt->tree);
 	merkle_cache_free(vt->cache);
 	verity_close_image(vt);
+	verity_trust_release(vt);
 	verity_ratelimit_destroy(&vt->ratelimit);
 }
 
@@ -279,7 +237,7 @@ static int verity_init(struct vublk_tgt *t)
 	if (!ret)
 		ret = verity_open_file(t, vt);
 	if (!ret)
-		ret = verity_check_digest(t, vt);
+		ret = verity_check_trust(t, vt);
 	if (!ret)
 		ret = verity_open_tree(t, vt);
 	if (ret) {
@@ -309,6 +267,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 
 	merkle_tree_stats(vt->tree, &ms);
 	vublk_stat_str(out, "backend", vt->image.ops->name);
+	vublk_stat_str(out, "signature", verity_signature_status(vt));
 	vublk_stat_str(out, "readahead_mode",
 		       verity_readahead_names[vt->readahead]);
 	vublk_stat_u64(out, "blocks_verified", ms.blocks_verified);
@@ -329,12 +288,21 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 	.summary = "a sealed image (vublk-verity format), read-only, every block verified",
 	.usage =
 		"  --digest=ALG:HEX   the image's trusted file digest (as printed by\n"
-		"                     vublk-verity format); without it only self-consistency\n"
-		"                     is checked\n"
+		"                     vublk-verity format); without it or a signature only\n"
+		"                     self-consistency is checked\n"
+		"  --trusted-cert=CERT  check the image's signature (vublk-verity sign,\n"
+		"                     fsverity sign) against this X.509 certificate, PEM or\n"
+		"                     DER (repeatable), as the kernel checks its .fs-verity\n"
+		"                     keyring; with --digest, both must hold\n"
+		"  --signature=FILE   check this detached signature instead of the one\n"
+		"                     embedded in the image\n"
+		"  --require-signature  refuse an unsigned image\n"
 		"  --cache-mb=N       Merkle tree cache shared by all queues, MiB (default 64)\n"
-		"  --readahead=MODE   tree reads: submission (default: every level planned and\n"
-		"                     read with the data), completion (level-0 readahead on a\n"
-		"                     miss of a readahead request) or off\n"
+		"  --readahead=MODE   tree reads ahead of verification (docs/DAEMON.md):\n"
+		"                     submission (default; Linux 7.0+ fsverity_readahead():\n"
+		"                     every level, read with the data), completion (the 2020\n"
+		"                     fs-verity readahead: level 0, on a readahead request's\n"
+		"                     miss) or off (one hash block per miss)\n"
 		"  --on-corruption=eio|stop  fail the request (default), or fail it and stop\n"
 		"                     the device\n"
 		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks;\n"

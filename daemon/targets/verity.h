@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * verity.h - internals of the verity target, shared by its files:
- *   verity.c         options, init/deinit (digest, shape), report
+ *   verity.c         options, init/deinit (shape), report
  *   verity_image.c   the image's metadata and its backend
+ *   verity_trust.c   --digest and the builtin signature (lib/sig)
  *   verity_read.c    a READ, top to bottom
  *   verity_report.c  rate-limited corruption reports, --on-corruption
  * Included only by those files.
@@ -22,6 +23,7 @@
 #include "backend.h"
 #include "f2fslayout.h"
 #include "merkle.h"
+#include "sig.h"
 
 /*
  * --readahead: how hash blocks are fetched (docs/DAEMON.md).  The default
@@ -79,6 +81,9 @@ struct verity_tgt {
 	bool have_digest;		/* --digest given */
 	unsigned digest_alg;
 	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
+	struct sig_policy sig;		/* --trusted-cert, --signature,
+					 * --require-signature */
+	int sig_status;			/* sig_check()'s, once init passed */
 
 	struct f2fslayout_image img;
 	bool img_ready;
@@ -170,6 +175,16 @@ int verity_queue_io(struct vublk_queue *q, unsigned tag,
 void verity_queue_batch_end(struct vublk_queue *q);
 /* Hash blocks one request may need at once (cache sizing, round bound). */
 unsigned verity_max_tree_blocks(const struct vublk_tgt *t);
+
+/* verity_trust.c: the options read when parsed (in the caller's
+ * directory: the server runs in /), each 0 or -EINVAL after one line;
+ * the checks of init; what the options hold, freed. */
+int verity_parse_digest(struct verity_tgt *vt, const char *arg);
+int verity_add_trusted_cert(struct verity_tgt *vt, const char *arg);
+int verity_read_signature(struct verity_tgt *vt, const char *arg);
+int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt);
+const char *verity_signature_status(const struct verity_tgt *vt);
+void verity_trust_release(struct verity_tgt *vt);
 
 /* verity_report.c */
 void verity_ratelimit_init(struct verity_ratelimit *rl);

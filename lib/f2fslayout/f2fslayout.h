@@ -275,6 +275,23 @@ int f2fslayout_write_metadata(int fd, const struct f2fslayout_layout *l,
 			      const void *desc);
 
 /*
+ * Give the sealed image on fd, whose metadata f2fslayout_read() returned
+ * as img, the builtin signature sig (sig_size bytes; 0 removes it): the
+ * descriptor's sig_size is set, the signature follows the descriptor,
+ * and the trailer's location record covers both, as f2fs stores the
+ * signature given to FS_IOC_ENABLE_VERITY.  The data, the tree and the
+ * file digest are unchanged.  Written by f2fslayout_write_metadata()
+ * (regular files only), so the same checks and order apply, and a crash
+ * before the new trailer is written leaves an image that every reader
+ * refuses (no trailer, or one whose size disagrees with sig_size), as
+ * a crash during format does.
+ * F2FSLAYOUT_E_DESC_TOO_LARGE when sig_size is over 16128 (the kernel's
+ * FS_VERITY_MAX_SIGNATURE_SIZE).
+ */
+int f2fslayout_write_signature(int fd, const struct f2fslayout_image *img,
+			       const void *sig, uint32_t sig_size);
+
+/*
  * Tree I/O in tree offsets (0 = first byte of the top level), for
  * merkle_build_tree() (write) and merkle_tree_open() (read): ctx is a
  * struct f2fslayout_tree_io.  Ranges outside [0, tree_size) fail with

@@ -46,7 +46,7 @@ static const char *const messages[] = {
 	[F2FSLAYOUT_E_BAD_FILE_TYPE - FIRST_ERROR] =
 		"image is neither a regular file nor a block device: give the path of an image file",
 	[F2FSLAYOUT_E_NOT_REGULAR - FIRST_ERROR] =
-		"image is not a regular file: vublk-verity format writes into image files only",
+		"image is not a regular file: vublk-verity writes metadata (format, sign --embed) into image files only",
 	[F2FSLAYOUT_E_IMAGE_TOO_LARGE - FIRST_ERROR] =
 		"image with its metadata would exceed the largest file size (2^63 - 1 bytes): data size too large",
 	[F2FSLAYOUT_E_TREE_RANGE - FIRST_ERROR] =

@@ -147,10 +147,12 @@ static void merkle_put_path(struct merkle_tree *t,
  * marked verified gives a trusted hash (or the top is passed: the root
  * hash is trusted).  Then descend, checking each pinned block against the
  * trusted hash of it and marking it verified.  Leaves the expected hash
- * of the data block in want.
+ * of the data block in want, and its level-0 block, verified, still
+ * pinned in *level0 for the caller to put (NULL when there is no tree).
  */
 static int merkle_expected_hash(struct merkle_verify_call *call,
-				uint64_t data_block, uint8_t *want)
+				uint64_t data_block, uint8_t *want,
+				struct merkle_cache_entry **level0)
 {
 	struct merkle_tree *t = call->t;
 	const struct merkle_geometry *g = &t->geo;
@@ -160,6 +162,7 @@ static int merkle_expected_hash(struct merkle_verify_call *call,
 	uint64_t hidx = data_block;
 	int level, err;
 
+	*level0 = NULL;
 	for (level = 0; level < (int)g->num_levels; level++) {
 		uint64_t hblock = g->level_start[level] + (hidx >> g->log_arity);
 
@@ -173,7 +176,10 @@ static int merkle_expected_hash(struct merkle_verify_call *call,
 		if (merkle_cache_entry_verified(e)) {
 			memcpy(want, merkle_cache_entry_data(e) + hoffset[level],
 			       g->digest_size);
-			merkle_cache_put(t->cache, e);
+			if (level == 0)
+				*level0 = e;
+			else
+				merkle_cache_put(t->cache, e);
 			goto descend;
 		}
 		path[level] = e;
@@ -195,7 +201,10 @@ descend:
 		merkle_cache_entry_set_verified(e);
 		memcpy(want, merkle_cache_entry_data(e) + hoffset[level],
 		       g->digest_size);
-		merkle_cache_put(t->cache, e);
+		if (level == 0)
+			*level0 = e;
+		else
+			merkle_cache_put(t->cache, e);
 	}
 	return 0;
 }
@@ -209,6 +218,7 @@ static int merkle_expected_hash_hinted(struct merkle_verify_call *call,
 	uint64_t hblock = g->level_start[0] + (data_block >> g->log_arity);
 	size_t hoffset = (size_t)(data_block & (g->hashes_per_block - 1)) *
 			 g->digest_size;
+	struct merkle_cache_entry *level0;
 	int err;
 
 	if (g->num_levels && hint->e && hint->block == hblock) {
@@ -216,18 +226,15 @@ static int merkle_expected_hash_hinted(struct merkle_verify_call *call,
 		       g->digest_size);
 		return 0;
 	}
-	err = merkle_expected_hash(call, data_block, want);
-	if (err || !g->num_levels)
+	err = merkle_expected_hash(call, data_block, want, &level0);
+	if (err || !level0)
 		return err;
+	/* Just verified (or found verified), and still pinned from the
+	 * walk: the hint for the next blocks, without a second lookup. */
 	if (hint->e)
 		merkle_cache_put(t->cache, hint->e);
-	/* Just verified (or found verified): pin it for the next blocks. */
-	hint->e = merkle_cache_get(t->cache, t->id, hblock);
+	hint->e = level0;
 	hint->block = hblock;
-	if (hint->e && !merkle_cache_entry_verified(hint->e)) {
-		merkle_cache_put(t->cache, hint->e);	/* evicted meanwhile */
-		hint->e = NULL;
-	}
 	return 0;
 }
 

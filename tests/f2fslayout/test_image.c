@@ -263,6 +263,46 @@ static void test_rewrite_metadata(void)
 	CHECK(close(fd) == 0);
 }
 
+/*
+ * A signature added to, replaced in and removed from a sealed image: the
+ * result reads back as if it had been formatted signed (data and tree
+ * untouched), and a signature over FS_VERITY_MAX_SIGNATURE_SIZE is
+ * refused with nothing written.
+ */
+static void test_write_signature(void)
+{
+	static const uint32_t sizes[] = {
+		1234, MERKLE_MAX_DESCRIPTOR_SIZE - MERKLE_DESCRIPTOR_SIZE, 0,
+	};
+	struct image_spec spec = specs[3];
+	struct f2fslayout_layout l;
+	struct f2fslayout_image img;
+	uint8_t *desc, *sig = malloc(MERKLE_MAX_DESCRIPTOR_SIZE);
+	int fd = good_image(&spec, &l, &desc);
+
+	for (size_t i = 0; sig && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		free(desc);
+		spec.sig_size = sizes[i];
+		desc = make_descriptor(&spec, &(struct merkle_params){ 0 },
+				       &(uint32_t){ 0 });
+		fill_pattern(sig, sizes[i], 0, 0x3c);
+		CHECK_ERR(f2fslayout_read(fd, &img), 0);
+		CHECK_ERR(f2fslayout_write_signature(fd, &img, sig, sizes[i]), 0);
+		CHECK_ERR(f2fslayout_write_signature(fd, &img, sig,
+				MERKLE_MAX_DESCRIPTOR_SIZE -
+				MERKLE_DESCRIPTOR_SIZE + 1),
+			  F2FSLAYOUT_E_DESC_TOO_LARGE);
+		f2fslayout_image_release(&img);
+		CHECK_ERR(f2fslayout_plan(spec.data_size, l.tree_size,
+					  MERKLE_DESCRIPTOR_SIZE + sizes[i], &l),
+			  0);
+		check_read_back(fd, &spec, &l, desc);
+	}
+	free(sig);
+	free(desc);
+	CHECK(close(fd) == 0);
+}
+
 static int read_err(int fd)
 {
 	struct f2fslayout_image img;
@@ -479,6 +519,7 @@ int main(void)
 	test_round_trips();
 	test_reformat();
 	test_rewrite_metadata();
+	test_write_signature();
 	test_damaged_descriptor();
 	test_truncated_image();
 	test_probe_damaged();

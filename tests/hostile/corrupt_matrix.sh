@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# corrupt_matrix.sh VUBLK_VERITY: every case of make-corrupt-images must
-# get the right answer from `vublk-verity verify`, within 10 s and without
-# a crash:
+# corrupt_matrix.sh VUBLK_VERITY MAKE_TEST_PKI: every case of
+# make-corrupt-images must get the right answer from `vublk-verity verify`
+# (with the case's options), within 10 s and without a crash:
 #   ok        exit 0
 #   refuse    exit 1, nothing on stdout, ONE line on stderr that contains
 #             the case's phrase (so a refusal for the wrong reason fails)
+#   badarg    the same with exit 2 (an option's file is bad)
 #   badblock  exit 1, nothing on stdout, the first stderr line names the
 #             case's data block, the last one is the summary
 #   digest    with --digest of the sealed image: exit 1, one line saying
@@ -14,11 +15,13 @@
 set -u
 
 VV=$(realpath "$1")
+MAKE_TEST_PKI=$(realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vublk-hostile.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-/usr/bin/python3 "$HERE/make-corrupt-images" "$WORK/cases" "$VV" >/dev/null ||
+/usr/bin/python3 "$HERE/make-corrupt-images" "$WORK/cases" "$VV" \
+	"$MAKE_TEST_PKI" >/dev/null ||
 	{ echo "FAIL: make-corrupt-images could not build the matrix" >&2; exit 1; }
 
 failed=0
@@ -30,7 +33,7 @@ fail() {
 
 # check_case: judge the verify run of case $name (status, out, err).
 check_case() {
-	local lines first last
+	local lines first last want
 	if [ "$status" = 124 ]; then
 		fail "verify hung (killed after 10 s)"; return
 	elif [ "$status" -ge 128 ]; then
@@ -41,8 +44,10 @@ check_case() {
 	ok)
 		[ "$status" = 0 ] || fail "sealed image not verified (exit $status)"
 		;;
-	refuse)
-		[ "$status" = 1 ] || { fail "exit $status, expected 1"; return; }
+	refuse|badarg)
+		want=1
+		[ "$kind" = badarg ] && want=2
+		[ "$status" = "$want" ] || { fail "exit $status, expected $want"; return; }
 		[ ! -s "$WORK/out" ] || { fail "printed a digest"; return; }
 		[ "$lines" = 1 ] || { fail "$lines error lines, expected one"; return; }
 		grep -qF -- "$detail" "$WORK/err" ||
@@ -64,7 +69,7 @@ check_case() {
 		;;
 	digest)
 		# The run without --digest only had to end cleanly (above).
-		timeout 10 "$VV" verify --digest="$detail" "$img" \
+		timeout 10 "$VV" verify --digest="$detail" "$img" "${extra[@]}" \
 			>"$WORK/out" 2>"$WORK/err"
 		status=$?
 		[ "$status" = 1 ] || { fail "--digest: exit $status, expected 1"; return; }
@@ -80,11 +85,13 @@ check_case() {
 }
 
 cd "$WORK/cases" || exit 1
-while IFS=$'\t' read -r name kind detail; do
+while IFS=$'\t' read -r name kind detail args; do
 	case $name in '#'*|'') continue ;; esac
 	total=$((total + 1))
 	img=$name.img
-	timeout 10 "$VV" verify "$img" >"$WORK/out" 2>"$WORK/err"
+	# The case's options; "@/" is the cases directory, which this is.
+	read -r -a extra <<<"${args//@\//}"
+	timeout 10 "$VV" verify "$img" "${extra[@]}" >"$WORK/out" 2>"$WORK/err"
 	status=$?
 	check_case
 done <cases.tsv

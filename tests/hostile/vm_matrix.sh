@@ -4,6 +4,7 @@
 # (make-corrupt-images) through `vublk add -t verity` on the real kernel:
 #   ok        add succeeds and the whole device reads back
 #   refuse    add fails with ONE error line that contains the case's phrase
+#   badarg    the same (an option's file is bad)
 #   badblock  add succeeds; an O_DIRECT read of data block N fails with
 #             EIO, and block 0 reads when N > 0
 #   digest    add with --digest=<the sealed image's digest> fails with ONE
@@ -33,6 +34,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 VUBLK=${VUBLK_BUILD:?VUBLK_BUILD must name the meson build directory}/daemon/vublk
 VV=$VUBLK_BUILD/tools/vublk-verity/vublk-verity
+MAKE_TEST_PKI=$VUBLK_BUILD/tests/sig/make_test_pki
 SCRATCH=${VUBLK_SCRATCH:?VUBLK_SCRATCH must name a writable directory}
 CASES=$SCRATCH/hostile-cases
 OUT=$SCRATCH/hostile-add.out
@@ -53,7 +55,7 @@ fi
 [ -e /dev/ublk-control ] || { echo "vm_matrix: SKIP: no /dev/ublk-control"; exit 77; }
 trap '"$VUBLK" del -a >/dev/null 2>&1' EXIT
 
-python3 "$HERE/make-corrupt-images" "$CASES" "$VV" >/dev/null ||
+python3 "$HERE/make-corrupt-images" "$CASES" "$VV" "$MAKE_TEST_PKI" >/dev/null ||
 	{ echo "vm_matrix: make-corrupt-images failed" >&2; exit 1; }
 
 total=0 failed=0 not_applicable=0
@@ -72,10 +74,10 @@ slurp() {
 	done <"$1"
 }
 
-# add_device ARGS...: vublk add -t verity -f IMG ARGS; sets DEV and ID,
-# or returns 1 with the error in TEXT and LINES.
+# add_device ARGS...: vublk add -t verity -f IMG ARGS and the case's
+# options; sets DEV and ID, or returns 1 with the error in TEXT and LINES.
 add_device() {
-	if "$VUBLK" add -t verity -f "$img" "$@" >"$OUT" 2>"$ERR"; then
+	if "$VUBLK" add -t verity -f "$img" "$@" "${extra[@]}" >"$OUT" 2>"$ERR"; then
 		read -r DEV <"$OUT"
 		ID=${DEV#/dev/ublkb}
 		return 0
@@ -151,7 +153,7 @@ check_case() {
 	case $kind in
 	ok) check_ok ;;
 	badblock) check_badblock ;;
-	refuse)
+	refuse|badarg)
 		if add_device; then
 			fail "add accepted it as $DEV"; del_device; return
 		fi
@@ -175,8 +177,10 @@ check_case() {
 }
 
 declare -A seen=()
-while IFS=$'\t' read -r name kind detail; do
+while IFS=$'\t' read -r name kind detail args; do
 	case $name in '#'*|'') continue ;; esac
+	# The case's options; "@/" is the cases directory.
+	read -r -a extra <<<"${args//@\//$CASES/}"
 	class="${name%%-*} $kind"
 	[ "$kind" = refuse ] && class+=" $detail"
 	[ $one_per_class = yes ] && [ -n "${seen[$class]:-}" ] && continue

@@ -18,10 +18,15 @@
  *  B: 4 KiB blocks, 8 MiB + 12 KiB: 2 levels, 4 KiB-aligned requests.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <openssl/pem.h>
+
+#include "sig.h"
+#include "test_pki.h"
 #include "verity_test.h"
 
 static char dir[] = "/tmp/vublk-test-verity-XXXXXX";
@@ -331,6 +336,128 @@ static void test_digest(const struct vt_image *img)
 	vt_dev_close(&d);
 }
 
+/* DIR/NAME.key.pem and DIR/NAME.pem of a test PKI entry. */
+static bool write_pki_files(const struct test_pki_entry *e)
+{
+	char path[300];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s.key.pem", dir, e->spec->name);
+	f = fopen(path, "w");
+	ok = f && PEM_write_PrivateKey(f, e->key, NULL, NULL, 0, NULL, NULL);
+	ok = f && !fclose(f) && ok;
+	snprintf(path, sizeof(path), "%s/%s.pem", dir, e->spec->name);
+	f = ok ? fopen(path, "w") : NULL;
+	ok = f && PEM_write_X509(f, e->cert);
+	return f && !fclose(f) && ok;
+}
+
+/* img's file digest signed by NAME's key, embedded in the copy of img
+ * at embed_into, or else written to DIR/NAME.sig. */
+static bool sign_image(const struct vt_image *img, const char *name,
+		       const char *embed_into)
+{
+	bool embed = embed_into != NULL;
+	char key[300], cert[300], path[300];
+	uint8_t digest[MERKLE_MAX_DIGEST_SIZE], *sig = NULL;
+	size_t len = 0;
+	int fd, err;
+
+	snprintf(key, sizeof(key), "%s/%s.key.pem", dir, name);
+	snprintf(cert, sizeof(cert), "%s/%s.pem", dir, name);
+	snprintf(path, sizeof(path), "%s/%s.sig", dir, name);
+	err = merkle_descriptor_digest((const void *)img->meta.desc, digest);
+	if (!err)
+		err = sig_sign(img->meta.params.hash_alg, digest, key, cert,
+			       &sig, &len);
+	fd = err ? -1 : open(embed ? embed_into : path,
+			     embed ? O_RDWR : O_WRONLY | O_CREAT | O_TRUNC,
+			     0644);
+	if (fd >= 0 && embed)
+		err = f2fslayout_write_signature(fd, &img->meta, sig,
+						 (uint32_t)len);
+	else if (fd >= 0)
+		err = write(fd, sig, len) == (ssize_t)len ? 0 : -EIO;
+	if (fd < 0 || close(fd))
+		err = err ? err : -EIO;
+	free(sig);
+	return !err;
+}
+
+/*
+ * The image's builtin signature, checked in init against --trusted-cert
+ * as the kernel checks its keyring (lib/sig; tests/sig has the cases of
+ * the signature itself): with and without --digest, embedded or given.
+ */
+static void test_signature(const struct vt_image *img)
+{
+	static const struct {
+		const char *what, *opts[4];
+		bool on_signed;
+		int want;
+	} cases[] = {
+		{ "signed, its certificate", { "trusted-cert=@ec.pem" }, 1, 0 },
+		{ "signed, another certificate",
+		  { "trusted-cert=@expired.pem" }, 1, -EPERM },
+		{ "signed, no certificate (not checked)", { NULL }, 1, 0 },
+		{ "both certificates",
+		  { "trusted-cert=@expired.pem", "trusted-cert=@ec.pem" }, 1, 0 },
+		{ "given instead of embedded (an expired signer is accepted)",
+		  { "trusted-cert=@expired.pem", "signature=@expired.sig" }, 1,
+		  0 },
+		{ "given, no certificate", { "signature=@expired.sig" }, 1,
+		  -EINVAL },
+		{ "unsigned, required", { "trusted-cert=@ec.pem",
+					  "require-signature" }, 0, -EPERM },
+		{ "unsigned, not required", { "trusted-cert=@ec.pem" }, 0, 0 },
+		{ "signed, right digest, wrong certificate",
+		  { "trusted-cert=@expired.pem", "digest=%" }, 1, -EPERM },
+	};
+	char opt[4][400];
+	const char *opts[5];
+	struct vt_image copy;
+	struct test_pki pki;
+	struct vt_dev d;
+	int ret;
+
+	CHECK(test_pki_make(&pki, 1u << TEST_PKI_EC | 1u << TEST_PKI_EXPIRED) &&
+	      write_pki_files(&pki.e[TEST_PKI_EC]) &&
+	      write_pki_files(&pki.e[TEST_PKI_EXPIRED]) &&
+	      vt_image_copy(img, &copy, dir, "signed") == 0 &&
+	      sign_image(img, "ec", copy.path) &&
+	      sign_image(img, "expired", NULL), "set-up");
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t n = 0;
+
+		/* "@" is DIR/, "%" the image's digest. */
+		for (; n < 4 && cases[c].opts[n]; n++) {
+			const char *o = cases[c].opts[n], *at = strchr(o, '@');
+
+			if (at)
+				snprintf(opt[n], sizeof(opt[n]), "%.*s%s/%s",
+					 (int)(at - o), o, dir, at + 1);
+			else if (strchr(o, '%'))
+				snprintf(opt[n], sizeof(opt[n]), "digest=%s",
+					 img->digest);
+			else
+				snprintf(opt[n], sizeof(opt[n]), "%s", o);
+			opts[n] = opt[n];
+		}
+		opts[n] = NULL;
+		ret = vt_dev_open(&d, cases[c].on_signed ? copy.path : img->path,
+				  opts);
+		CHECK(ret == cases[c].want, "%s: init %d, want %d",
+		      cases[c].what, ret, cases[c].want);
+		if (ret == 0)
+			CHECK(vt_read_ok(&d, img, 0, 4096, 0),
+			      "%s: read after init", cases[c].what);
+		vt_dev_close(&d);
+	}
+	vt_image_destroy(&copy);
+	test_pki_free(&pki);
+}
+
 static void test_bad_images(const struct vt_image *img)
 {
 	struct vt_image copy, odd;
@@ -586,6 +713,7 @@ int main(int argc, char **argv)
 	test_tampering(&img_b);
 	test_readahead(&img_b);
 	test_digest(&img_b);
+	test_signature(&img_b);
 	test_bad_images(&img_b);
 	test_read_only(&img_b);
 	test_stop_on_corruption(&img_b);

@@ -4,26 +4,31 @@
 # of docs/PERFORMANCE.md "verity target / Host", ROUNDS rounds that
 # alternate the builds run by run, then the median of each row: verified
 # read MB/s per CPU second of each build, their ratio (second / first),
-# and each as a ratio to raw SHA-256 measured in the same run.  For "no
+# each as a ratio to raw SHA-256 and to merkle_hash_blocks measured in
+# the same run (the limits of the issue-19 goals), and B's ratio to
+# "read + hashing" (the unverified read plus the hashing: what a verified
+# read could reach; "-" if B's vublk-bench does not print it).  For "no
 # path got slower" checks of a change.  This is a benchmark, not a test.
 #
 # Usage (from the repo, on the host):
 #   tools/bench/verity-ab.sh [--rounds N] [--bytes SIZE] [--seconds N]
-#                            IMAGE BUILD_A BUILD_B
+#                            [--rows TEXT] IMAGE BUILD_A BUILD_B
 #   IMAGE: sealed with vublk-verity format (e.g. 256 MiB of random data);
 #   BUILD_A, BUILD_B: build directories (e.g. the base commit's and
 #   yours).  Sequential rows read --bytes (default 1G), random rows run
-#   --seconds (default 3).
+#   --seconds (default 3).  --rows runs only the rows whose name holds
+#   TEXT (e.g. "rand 4").
 set -uo pipefail
 
 ME=tools/bench/verity-ab.sh
-rounds=3 bytes=1G seconds=3
+rounds=3 bytes=1G seconds=3 only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:-}; shift 2 ;;
 	--bytes) bytes=${2:-}; shift 2 ;;
 	--seconds) seconds=${2:-}; shift 2 ;;
-	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--rows) only=${2:-}; shift 2 ;;
+	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -50,8 +55,9 @@ rows=(
 	"rand 128 KiB, page cache|--pattern=rand --io-size=131072 --seconds=$seconds"
 )
 
-# run BUILD ARGS: "READ RAW" (MB/s per CPU second: verified read, raw
-# SHA-256 of the same run).
+# run BUILD ARGS: "READ RAW MERKLE BOUND" (MB/s per CPU second: verified
+# read, raw SHA-256 and merkle_hash_blocks of the same run, and read +
+# hashing or "-").
 run() {
 	local build=$1
 	shift
@@ -63,27 +69,38 @@ run() {
 		     }
 		     /^verified read:/ { read = per_cpu() }
 		     /^sha256 raw:/ { raw = per_cpu() }
-		     END { if (read == "" || raw == "") exit 1; print read, raw }'
+		     /^merkle hashing:/ { merkle = per_cpu() }
+		     /^read \+ hashing:/ { bound = per_cpu() }
+		     END { if (read == "" || raw == "" || merkle == "") exit 1
+			   print read, raw, merkle, bound == "" ? "-" : bound }'
 }
 
 median() {
 	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "-"; exit }
 		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; A=$a B=$b"
-printf '%-28s %9s %9s %7s %7s %7s\n' "row (MB/s per CPU s)" A B "B / A" "A/raw" "B/raw"
+printf '%-28s %8s %8s %6s %6s %6s %6s %6s %7s\n' "row (MB/s per CPU s)" A B "B / A" \
+	"A/raw" "B/raw" "A/mhb" "B/mhb" "B/bound"
 for row in "${rows[@]}"; do
 	name=${row%%|*} args=${row#*|}
-	ra=() rb=() raw=()
+	[[ $name == *"$only"* ]] || continue
+	ra=() rb=() raw=() mhb=() bound=()
 	for ((i = 1; i <= rounds; i++)); do
-		read -r x r1 < <(run "$a" $args) || { echo "$ME: $a failed on: $args" >&2; exit 1; }
-		read -r y r2 < <(run "$b" $args) || { echo "$ME: $b failed on: $args" >&2; exit 1; }
-		ra+=("$x") rb+=("$y") raw+=("$r1" "$r2")
+		read -r x r1 m1 _ < <(run "$a" $args) || { echo "$ME: $a failed on: $args" >&2; exit 1; }
+		read -r y r2 m2 b2 < <(run "$b" $args) || { echo "$ME: $b failed on: $args" >&2; exit 1; }
+		ra+=("$x") rb+=("$y") raw+=("$r1" "$r2") mhb+=("$m1" "$m2")
+		[ "$b2" = - ] || bound+=("$(awk -v y="$y" -v b="$b2" 'BEGIN { print y / b }')")
 	done
 	ma=$(printf '%s\n' "${ra[@]}" | median)
 	mb=$(printf '%s\n' "${rb[@]}" | median)
 	mr=$(printf '%s\n' "${raw[@]}" | median)
-	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" 'BEGIN {
-		printf "%-28s %9.1f %9.1f %7.3f %7.3f %7.3f\n", n, a, b, b / a, a / r, b / r }'
+	mm=$(printf '%s\n' "${mhb[@]}" | median)
+	mbound=$( ((${#bound[@]})) && printf '%s\n' "${bound[@]}" | median || echo -)
+	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" -v m="$mm" -v bb="$mbound" 'BEGIN {
+		printf "%-28s %8.1f %8.1f %6.3f %6.3f %6.3f %6.3f %6.3f %7s\n", n, a, b,
+			b / a, a / r, b / r, a / m, b / m,
+			bb == "-" ? "-" : sprintf("%.3f", bb) }'
 done

@@ -46,7 +46,7 @@ static int bench_nbd_run(const struct bench_args *a,
 	return status;
 }
 
-/* The verified device's size: what both runs read by default. */
+/* The verified device's size: what both runs read. */
 static int bench_nbd_data_size(const struct bench_args *a,
 			       const struct bench_target *verified,
 			       uint64_t *size)
@@ -67,9 +67,8 @@ int bench_nbd(const struct bench_args *a)
 	char ra[64], cache[64], label[64];
 	struct bench_target verified = { .ops = &vublk_tgt_verity,
 					 .path = a->image, .opts = vopts + 1 };
-	const struct bench_target plain = { .ops = &vublk_tgt_loop,
-					    .path = a->image,
-					    .read_only = true };
+	struct bench_target plain = { .ops = &vublk_tgt_loop,
+				      .path = a->image, .read_only = true };
 	struct bench_args eff = *a;
 	double unverified_rate, rate;
 	int status = 0;
@@ -78,9 +77,11 @@ int bench_nbd(const struct bench_args *a)
 		snprintf(cache, sizeof(cache), "cache-mb=%s", a->cache_mb);
 		vopts[1] = cache;
 	}
-	if (!eff.seconds && !eff.bytes &&
-	    bench_nbd_data_size(a, &verified, &eff.bytes))
+	/* Both runs cover the verified device's bytes: the same requests. */
+	if (bench_nbd_data_size(a, &verified, &plain.size))
 		return 1;
+	if (!eff.seconds && !eff.bytes)
+		eff.bytes = plain.size;
 	printf("vublk-bench nbd %s: %s, %u-byte requests, depth %u, %" PRIu64 " bytes%s\n",
 	       a->image, a->pattern == BENCH_SEQ ? "seq" : "rand", a->io_size,
 	       a->depth, eff.seconds ? 0 : eff.bytes,

@@ -69,9 +69,9 @@ static int bench_check_shape(const struct bench_run *r)
 			    r->a->io_size, lbs);
 		return -EINVAL;
 	}
-	if (r->a->io_size > r->tgt.dev_size) {
+	if (r->a->io_size > r->size) {
 		bench_error("--io-size %u is larger than the device (%" PRIu64 " bytes)",
-			    r->a->io_size, r->tgt.dev_size);
+			    r->a->io_size, r->size);
 		return -EINVAL;
 	}
 	return 0;
@@ -82,13 +82,16 @@ int bench_run_open(struct bench_run *r, const struct bench_args *a,
 {
 	int err;
 
+	/* One xorshift seed for every run: runs compared side by side
+	 * read the same random offsets. */
 	*r = (struct bench_run){ .args = *a, .a = &r->args,
 				 .rng = 0x2545f4914f6cdd1dULL };
 	err = bench_target_setup(r, bt);
 	if (err)
 		return err;
+	r->size = bt->size ? bt->size : r->tgt.dev_size;
 	if (!r->args.seconds && !r->args.bytes)
-		r->args.bytes = r->tgt.dev_size;	/* one pass */
+		r->args.bytes = r->size;	/* one pass */
 	err = bench_check_shape(r);
 	if (!err) {
 		r->bufs = mmap(NULL, (size_t)a->depth * a->io_size,
@@ -115,7 +118,7 @@ static bool bench_should_stop(const struct bench_run *r)
 
 static uint64_t bench_next_offset(struct bench_run *r, uint32_t *len)
 {
-	uint64_t size = r->tgt.dev_size, off;
+	uint64_t size = r->size, off;
 
 	if (r->a->pattern == BENCH_SEQ) {
 		if (r->next_off >= size)

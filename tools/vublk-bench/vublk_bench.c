@@ -4,8 +4,8 @@
  *
  *   vublk-bench verity IMAGE [--pattern=seq|rand] [--io-size=N] [--depth=N]
  *               [--direct] [--readahead=MODE] [--cache-mb=N]
- *               [--seconds=N | --bytes=N]
- *   vublk-bench nbd URI [the same options but --direct]
+ *               [--seconds=N | --bytes=N] [--plot=FILE.svg [--plot-label=L]]
+ *   vublk-bench nbd URI [the same options but --direct and --plot]
  *
  * See docs/PERFORMANCE.md for what it reports and how to read it.
  */
@@ -26,7 +26,8 @@
 
 enum bench_opt {
 	OPT_PATTERN = 256, OPT_IO_SIZE, OPT_DEPTH, OPT_DIRECT, OPT_READAHEAD,
-	OPT_CACHE_MB, OPT_SECONDS, OPT_BYTES, OPT_HELP,
+	OPT_CACHE_MB, OPT_SECONDS, OPT_BYTES, OPT_PLOT, OPT_PLOT_LABEL,
+	OPT_HELP,
 };
 
 static const struct option bench_options[] = {
@@ -38,33 +39,59 @@ static const struct option bench_options[] = {
 	{ "cache-mb", required_argument, NULL, OPT_CACHE_MB },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "bytes", required_argument, NULL, OPT_BYTES },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "plot-label", required_argument, NULL, OPT_PLOT_LABEL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options of the workload, for both modes' help. */
+#define BENCH_USAGE_WORKLOAD \
+"  --pattern=seq|rand  sequential (readahead-flagged, as the kernel's\n" \
+"                      readahead would be) or random requests (default seq)\n" \
+"  --io-size=N         bytes per request, up to 524288 (default 131072)\n" \
+"  --depth=N           requests in flight (default 16)\n"
+#define BENCH_USAGE_AMOUNT \
+"  --cache-mb=N        tree cache size (the target's default)\n" \
+"  --seconds=N         run this long, or\n" \
+"  --bytes=N           read this many bytes (default: the whole device once)\n"
+
 static const char bench_usage[] =
 "Usage: vublk-bench verity IMAGE [OPTIONS]\n"
-"       vublk-bench nbd URI [OPTIONS]\n"
 "Read a sealed image through the verity target's read path, in-process\n"
 "(the daemon's code over a plain io_uring, no ublk), with a cold tree cache.\n"
-"  --pattern=seq|rand  sequential (readahead-flagged, as the kernel's\n"
-"                      readahead would be) or random requests (default seq)\n"
-"  --io-size=N         bytes per request, up to 524288 (default 131072)\n"
-"  --depth=N           requests in flight (default 16)\n"
+BENCH_USAGE_WORKLOAD
 "  --direct            read the image with O_DIRECT (default: page cache,\n"
 "                      warmed before the run)\n"
 "  --readahead=MODE    off, completion or submission (the target's default)\n"
-"  --cache-mb=N        tree cache size (the target's default)\n"
-"  --seconds=N         run this long, or\n"
-"  --bytes=N           read this many bytes (default: the whole device once)\n"
-"verity: prints MB/s, tree reads per GiB, and two single-core limits over\n"
+BENCH_USAGE_AMOUNT
+"  --plot=FILE.svg     add the result to FILE.dat (replacing one of the same\n"
+"                      label and mode) and draw them all with gnuplot: MB/s\n"
+"                      and tree reads per GiB, per mode, grouped by label\n"
+"  --plot-label=L      the result's group (default: page cache or O_DIRECT)\n"
+"Prints MB/s, tree reads per GiB, and two single-core limits over\n"
 "the same data with the ratios to them: raw SHA-256 (OpenSSL, one block per\n"
 "call) and lib/merkle's own hashing (merkle_hash_blocks); each by wall clock\n"
-"and by CPU time (steadier on a busy machine).\n"
-"nbd: a sealed image on an NBD server (URI: nbd://..., nbd+unix://...),\n"
-"read unverified (the loop target, read-only) and then verified (the verity\n"
-"target, cold tree cache) in each --readahead mode, or the one given: MB/s,\n"
-"IOPS, and the verified/unverified ratio.\n";
+"and by CPU time (steadier on a busy machine).  Then the same requests\n"
+"through the loop target (the read without verification) and the ratio to\n"
+"\"read + hashing\": that read's CPU time plus merkle_hash_blocks' for the\n"
+"same bytes.\n"
+"In page-cache mode the image's pages are dropped first (fadvise), then\n"
+"read whole before each run.\n"
+"The other modes: a sealed image on an NBD server, vublk-bench nbd URI\n"
+"(see vublk-bench nbd --help); the pmem target's copy path, vublk-bench pmem\n"
+"FILE (see vublk-bench pmem --help).\n";
+
+static const char bench_nbd_usage[] =
+"Usage: vublk-bench nbd URI [OPTIONS]\n"
+"Read a sealed image on an NBD server (URI: nbd://..., nbd+unix://...)\n"
+"in-process, unverified (the loop target, read-only) and then verified (the\n"
+"verity target, a cold tree cache each run) with the same requests, in each\n"
+"readahead mode or the one given: MB/s, IOPS, and the verified/unverified\n"
+"ratio.\n"
+BENCH_USAGE_WORKLOAD
+"  --readahead=MODE    off, completion or submission (default: each in turn)\n"
+BENCH_USAGE_AMOUNT;
 
 void bench_error(const char *fmt, ...)
 {
@@ -156,6 +183,12 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 	case OPT_BYTES:
 		return bench_number("--bytes", arg, 1, UINT64_MAX >> 1,
 				    &a->bytes);
+	case OPT_PLOT:
+		a->plot = arg;
+		return 0;
+	case OPT_PLOT_LABEL:
+		a->plot_label = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -167,7 +200,10 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", bench_options, NULL)) != -1) {
 		if (opt == OPT_HELP) {
-			fputs(bench_usage, stdout);
+			/* The mode's help, as `vublk-bench pmem --help`:
+			 * the mode is the first word. */
+			fputs(argc > 1 && !strcmp(argv[1], "nbd") ?
+			      bench_nbd_usage : bench_usage, stdout);
 			exit(0);
 		}
 		if (opt == '?' || bench_parse_one(a, opt, optarg))
@@ -177,6 +213,12 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 		bench_error("--seconds and --bytes given: give one of them");
 		return -EINVAL;
 	}
+	if (a->plot_label && !a->plot) {
+		bench_error("--plot-label without --plot: give the chart's file too");
+		return -EINVAL;
+	}
+	if (a->plot && bench_plot_check(a->plot, a->plot_label))
+		return -EINVAL;
 	if (optind + 2 != argc || (strcmp(argv[optind], "verity") &&
 				   strcmp(argv[optind], "nbd"))) {
 		bench_error("expected: vublk-bench verity IMAGE or nbd URI [OPTIONS] (see --help)");
@@ -185,6 +227,10 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 	a->nbd = !strcmp(argv[optind], "nbd");
 	if (a->nbd && a->direct) {
 		bench_error("--direct reads a local image with O_DIRECT: not with nbd");
+		return -EINVAL;
+	}
+	if (a->nbd && a->plot) {
+		bench_error("--plot charts vublk-bench verity's runs: not with nbd");
 		return -EINVAL;
 	}
 	a->image = argv[optind + 1];

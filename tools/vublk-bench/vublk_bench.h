@@ -26,6 +26,8 @@ struct bench_args {
 	const char *cache_mb;		/* NULL: the target's default */
 	uint64_t seconds;		/* stop after this long, or */
 	uint64_t bytes;			/* after this many bytes (0: unset) */
+	const char *plot;		/* --plot=FILE.svg, or NULL */
+	const char *plot_label;		/* NULL: the I/O (page cache...) */
 };
 
 /* bench_run.c: one target's read path in-process (see the file). */
@@ -34,6 +36,8 @@ struct bench_target {
 	const char *path;		/* -f: a file, or a URI */
 	const char *const *opts;	/* "name=value" or "name"; NULL-ended */
 	bool read_only;
+	uint64_t size;			/* bytes the requests cover from 0;
+					 * 0: the whole device */
 };
 
 struct bench_run {
@@ -43,6 +47,7 @@ struct bench_run {
 	struct inproc_queue iq;
 	bool queue_ready;
 	uint8_t *bufs;			/* depth x io_size */
+	uint64_t size;			/* bytes the requests cover */
 	uint64_t next_off;		/* seq */
 	uint64_t rng;			/* rand: xorshift state */
 	uint64_t issued, done;		/* bytes */
@@ -89,6 +94,19 @@ struct bench_rate {
 int bench_sha_limits(int fd, const struct merkle_params *p,
 		     uint64_t data_size, uint64_t bytes,
 		     struct bench_rate *raw, struct bench_rate *merkle);
+
+/*
+ * bench_plot.c: --plot=FILE.svg.  bench_plot_check(): whether the file
+ * name and the label (NULL: none given) will do; 0 or -EINVAL after one
+ * line.  bench_plot_result(): add one run's result (label, readahead
+ * mode, verified MB/s by wall clock, tree reads per GiB) to FILE.dat and
+ * draw FILE.svg with gnuplot; 0, or 1 after one line (gnuplot missing
+ * or failing included).
+ */
+#define BENCH_PLOT_LABEL_MAX 40
+int bench_plot_check(const char *svg, const char *label);
+int bench_plot_result(const char *svg, const char *label, const char *mode,
+		      double mbps, double tree_reads_per_gib);
 
 /* Monotonic seconds. */
 double bench_now(void);

@@ -8,6 +8,7 @@
  * fsverity_init_merkle_tree_params()).  Text for people, --json for
  * scripts; both print the same fields.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 
@@ -145,7 +146,7 @@ static int dump_image(const char *name, bool json)
 	int status;
 	int err;
 
-	status = vv_open_image(name, &f, &img);
+	status = vv_open_image(name, O_RDONLY, &f, &img);
 	if (status != VV_EXIT_OK)
 		return status;
 	d.desc = (const struct merkle_descriptor *)img.desc;

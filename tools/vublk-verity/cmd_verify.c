@@ -10,13 +10,19 @@
  * the descriptor, and hash blocks are read from the image on demand.
  * Unlike a read, which stops at the first bad block with -EIO, verify
  * carries on after a mismatch so that every bad data block is named.
+ *
+ * With --trusted-cert, --signature or --require-signature the image's
+ * builtin signature is checked too (lib/sig: sig_check()), after the
+ * digest and before the data, as `vublk add -t verity` checks it.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "f2fslayout.h"
+#include "sig.h"
 #include "vublk_verity.h"
 
 /* Data read and verified per call: few syscalls, cache-friendly. */
@@ -30,11 +36,17 @@
 
 enum {
 	OPT_DIGEST = VV_OPT_SALT + 1,
+	OPT_TRUSTED_CERT,
+	OPT_SIGNATURE,
+	OPT_REQUIRE_SIGNATURE,
 	OPT_VERBOSE = 'v',
 };
 
 static const struct option verify_longopts[] = {
 	{ "digest",	required_argument, NULL, OPT_DIGEST },
+	{ "trusted-cert", required_argument, NULL, OPT_TRUSTED_CERT },
+	{ "signature",	required_argument, NULL, OPT_SIGNATURE },
+	{ "require-signature", no_argument, NULL, OPT_REQUIRE_SIGNATURE },
 	{ "verbose",	no_argument,	   NULL, OPT_VERBOSE },
 	{ NULL, 0, NULL, 0 }
 };
@@ -44,6 +56,8 @@ struct verify_options {
 	unsigned digest_alg;
 	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
 	bool verbose;
+	struct sig_policy sig;		/* --trusted-cert, --signature,
+					 * --require-signature */
 };
 
 /* One pass over the data of an image. */
@@ -70,18 +84,84 @@ static bool parse_expected_digest(const char *arg, struct verify_options *o)
 	return true;
 }
 
-/* A vv_option_fn: -v or --digest. */
+/* --trusted-cert=FILE: one certificate, PEM or DER, loaded now. */
+static bool add_trusted_cert(struct verify_options *o, const char *arg)
+{
+	int err = sig_policy_add_cert(&o->sig, arg);
+
+	if (err >= 0)
+		return true;
+	vv_usage_error("invalid --trusted-cert '%s': %s", arg,
+		       sig_strerror(err));
+	return false;
+}
+
+/* --signature=FILE: a detached signature, read now. */
+static bool read_signature(struct verify_options *o, const char *arg)
+{
+	int err;
+
+	if (!vv_option_once(o->sig.given != NULL, "--signature"))
+		return false;
+	err = sig_policy_read_signature(&o->sig, arg);
+	if (!err)
+		return true;
+	vv_usage_error("invalid --signature '%s': %s", arg, sig_strerror(err));
+	return false;
+}
+
+/* A vv_option_fn: -v, --digest and the signature options. */
 static bool parse_verify_option(int c, const char *arg, void *ctx)
 {
 	struct verify_options *o = ctx;
 
-	if (c == OPT_VERBOSE) {
+	switch (c) {
+	case OPT_VERBOSE:
 		o->verbose = true;
 		return true;
+	case OPT_TRUSTED_CERT:
+		return add_trusted_cert(o, arg);
+	case OPT_SIGNATURE:
+		return read_signature(o, arg);
+	case OPT_REQUIRE_SIGNATURE:
+		o->sig.require = true;
+		return true;
+	default:	/* OPT_DIGEST */
+		if (!vv_option_once(o->digest_set, "--digest"))
+			return false;
+		return parse_expected_digest(arg, o);
 	}
-	if (!vv_option_once(o->digest_set, "--digest"))
-		return false;
-	return parse_expected_digest(arg, o);
+}
+
+/*
+ * The builtin signature (lib/sig: sig_check()): one line for a refusal
+ * or a warning, the verdict with -v.  Returns an exit status.
+ */
+static int check_signature(const struct verify_options *o, const char *name,
+			   const struct f2fslayout_image *img,
+			   const uint8_t *digest)
+{
+	struct sig_result res;
+	char line[1024];
+	int ret;
+
+	ret = sig_check(&o->sig, img->params.hash_alg, digest,
+			img->desc + MERKLE_DESCRIPTOR_SIZE, img->sig_size, &res);
+	switch (sig_explain(ret, &o->sig, &res, line, sizeof(line))) {
+	case SIG_NOTE_ERROR:
+		vv_error("'%s': %s", name, line);
+		return ret == SIG_E_NO_TRUST ? VV_EXIT_USAGE : VV_EXIT_FAILURE;
+	case SIG_NOTE_WARNING:
+		vv_error("warning: '%s': %s", name, line);
+		break;
+	case SIG_NOTE_INFO:
+		if (o->verbose)
+			printf("%s: %s\n", name, line);
+		break;
+	default:
+		break;
+	}
+	return VV_EXIT_OK;
 }
 
 /*
@@ -249,11 +329,13 @@ static int verify_image(const struct verify_options *o, const char *name)
 	struct vv_file f;
 	int status;
 
-	status = vv_open_image(name, &f, &img);
+	status = vv_open_image(name, O_RDONLY, &f, &img);
 	if (status != VV_EXIT_OK)
 		return status;
 	v.fd = f.fd;
 	status = check_file_digest(o, name, &img, digest);
+	if (status == VV_EXIT_OK)
+		status = check_signature(o, name, &img, digest);
 	if (status == VV_EXIT_OK)
 		status = verify_data(&v);
 	f2fslayout_image_release(&img);
@@ -267,13 +349,16 @@ static int verify_image(const struct verify_options *o, const char *name)
 int vv_cmd_verify(int argc, char *argv[])
 {
 	struct verify_options o = { 0 };
+	int status;
 
 	if (!vv_parse_options(&argc, &argv, "v", verify_longopts, NULL,
 			      parse_verify_option, &o))
-		return VV_EXIT_USAGE;
-
-	if (argc != 1)
-		return vv_usage_error("expected exactly one IMAGE, %d given",
-				      argc);
-	return verify_image(&o, argv[0]);
+		status = VV_EXIT_USAGE;
+	else if (argc != 1)
+		status = vv_usage_error("expected exactly one IMAGE, %d given",
+					argc);
+	else
+		status = verify_image(&o, argv[0]);
+	sig_policy_release(&o.sig);
+	return status;
 }

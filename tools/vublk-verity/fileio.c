@@ -173,13 +173,13 @@ void vv_report_build_error(const char *data_name,
 			 reason);
 }
 
-int vv_open_image(const char *name, struct vv_file *f,
+int vv_open_image(const char *name, int flags, struct vv_file *f,
 		  struct f2fslayout_image *img)
 {
 	int err;
 
 	/* A block device is fine too: f2fslayout_read() sizes it. */
-	if (!vv_open(f, name, O_RDONLY, 0))
+	if (!vv_open(f, name, flags, 0))
 		return VV_EXIT_USAGE;
 	err = f2fslayout_read(f->fd, img);
 	if (!err)

@@ -59,10 +59,34 @@ TREE_OPTIONS_USAGE
 		.run = vv_cmd_verify,
 		.summary = "Check every data block of an image against its Merkle tree",
 		.usage =
-"    vublk-verity verify IMAGE [--digest=ALG:HEX] [-v]\n"
+"    vublk-verity verify IMAGE [--digest=ALG:HEX] [--trusted-cert=CERT]...\n"
+"               [--signature=FILE] [--require-signature] [-v]\n"
 "      --digest=ALG:HEX    also require this fs-verity file digest\n"
+"      --trusted-cert=CERT check the image's signature against this X.509\n"
+"                          certificate (PEM or DER; repeatable), as the\n"
+"                          kernel checks it against its .fs-verity keyring\n"
+"      --signature=FILE    check this detached signature instead of the one\n"
+"                          embedded in IMAGE\n"
+"      --require-signature refuse an unsigned image\n"
 "  -v, --verbose           list every bad block and print tree statistics\n"
-"  Exit status: 0 all good, 1 corruption found, 2 usage or I/O error.\n",
+"  Exit status: 0 all good, 1 corruption found or signature refused,\n"
+"  2 usage or I/O error.\n",
+	}, {
+		.name = "sign",
+		.run = vv_cmd_sign,
+		.summary = "Sign an image's digest with a key, as `fsverity sign` does",
+		.usage =
+"    vublk-verity sign IMAGE --key=KEY.pem [--cert=CERT.pem] [--out=FILE]\n"
+"               [--embed]\n"
+"      --key=FILE          PEM private key (PKCS#8 or traditional)\n"
+"      --cert=FILE         PEM X.509 certificate of that key (default: the\n"
+"                          key file, as fsverity sign)\n"
+"      --out=FILE          write the signature (detached PKCS#7, DER) to FILE\n"
+"      --embed             store it in IMAGE after the descriptor, where the\n"
+"                          kernel keeps a builtin signature\n"
+"  Signs IMAGE's file digest: the bytes `fsverity sign` writes for its data\n"
+"  with the same key and certificate.  Give --out, --embed or both.  Prints\n"
+"  the digest.\n",
 	}, {
 		.name = "f2fs",
 		.run = vv_cmd_f2fs,

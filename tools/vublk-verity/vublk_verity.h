@@ -44,6 +44,7 @@ int vv_cmd_digest(int argc, char *argv[]);
 int vv_cmd_format(int argc, char *argv[]);
 int vv_cmd_verify(int argc, char *argv[]);
 int vv_cmd_dump(int argc, char *argv[]);
+int vv_cmd_sign(int argc, char *argv[]);
 int vv_cmd_f2fs(int argc, char *argv[]);
 
 /* ---- messages (vublk_verity.c) ---- */
@@ -286,15 +287,16 @@ void vv_f2fs_file_error(FILE *out, const struct vv_f2fs_image *im,
 	__attribute__((format(printf, 4, 5)));
 
 /*
- * Open the image name (a file or block device) read-only and read and fully validate its vublk
- * metadata (f2fslayout_read()); release img with
+ * Open the image name (a file or block device) with open(2) flags
+ * (O_RDONLY, or O_RDWR to rewrite its metadata) and read and fully
+ * validate its vublk metadata (f2fslayout_read()); release img with
  * f2fslayout_image_release() and close f.  Returns VV_EXIT_OK, or after
  * one error line VV_EXIT_FAILURE when the metadata is missing or invalid
  * and VV_EXIT_USAGE when the image can't be read at all (the exit status
  * of verify: 1 means "the image does not verify", 2 "can't tell").
  */
 struct f2fslayout_image;
-int vv_open_image(const char *name, struct vv_file *f,
+int vv_open_image(const char *name, int flags, struct vv_file *f,
 		  struct f2fslayout_image *img);
 
 #endif /* VUBLK_VERITY_H */

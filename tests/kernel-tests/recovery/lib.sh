@@ -45,14 +45,14 @@ check_dmesg_clean() {
 
 # f2fs_fio_start: f2fs on $DEV mounted at $MNT, and fio writing random
 # blocks to it (crc32c verify headers, O_DIRECT) in the background
-# (FIO_PID), under way once this returns.
+# (FIO_PID), under way once this returns.  Arguments are more fio options.
 f2fs_fio_start() {
 	mkfs.f2fs -q -f "$DEV" || fail "mkfs.f2fs on $DEV"
 	mount -t f2fs "$DEV" "$MNT" || fail "mount f2fs on $DEV"
 	fio --name=recover --directory="$MNT" --nrfiles=2 --size=48M \
 		--rw=randwrite --bsrange=4k-64k --ioengine=io_uring --iodepth=16 \
 		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--randrepeat=0 --output="$T/fio.out" &
+		--randrepeat=0 --output="$T/fio.out" "$@" &
 	FIO_PID=$!
 	wait_until 60 counter_above "$ID" writes 300 || fail "fio did not get going: $(cat "$T/fio.out")"
 }

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verity_trust.c - why the verity target may trust its image, checked in
+ * init before any device exists: the file digest against --digest, and
+ * the builtin signature against --trusted-cert (lib/sig), as the kernel,
+ * opening a verity file, computes its file digest (fs/verity/open.c:
+ * fsverity_create_info()) and checks the signature stored with its
+ * descriptor against the .fs-verity keyring (fs/verity/signature.c:
+ * fsverity_verify_signature()).  Given together, both must hold.
+ *
+ * Certificate and signature files are read when the option is parsed:
+ * that runs in the caller's directory, where a relative path means what
+ * the user meant, while init runs in the detached server, in /.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "verity.h"
+
+/* --digest=ALG:HEX, the form `fsverity digest` and `vublk-verity format`
+ * print; lib/merkle parses it, as for `vublk-verity verify --digest`. */
+int verity_parse_digest(struct verity_tgt *vt, const char *arg)
+{
+	int err = merkle_parse_digest(arg, &vt->digest_alg, vt->digest);
+
+	if (err) {
+		vublk_error("bad --digest value '%s': %s (give the digest that vublk-verity format printed for the image)",
+			    arg, merkle_strerror(err));
+		return -EINVAL;
+	}
+	vt->have_digest = true;
+	return 0;
+}
+
+/* --trusted-cert=FILE (repeatable): one X.509 certificate, PEM or DER. */
+int verity_add_trusted_cert(struct verity_tgt *vt, const char *arg)
+{
+	int err = sig_policy_add_cert(&vt->sig, arg);
+
+	if (err >= 0)
+		return 0;
+	vublk_error("bad --trusted-cert value '%s': %s (give an X.509 certificate, PEM or DER, the one whose key signed the image)",
+		    arg, sig_strerror(err));
+	return -EINVAL;
+}
+
+/* --signature=FILE: a detached signature, checked instead of the one
+ * embedded in the image. */
+int verity_read_signature(struct verity_tgt *vt, const char *arg)
+{
+	int err;
+
+	if (vt->sig.given) {
+		vublk_error("--signature given twice: give one signature file");
+		return -EINVAL;
+	}
+	err = sig_policy_read_signature(&vt->sig, arg);
+	if (!err)
+		return 0;
+	vublk_error("bad --signature value '%s': %s (give the file that vublk-verity sign --out or fsverity sign wrote)",
+		    arg, sig_strerror(err));
+	return -EINVAL;
+}
+
+static void verity_hex(const uint8_t *bin, unsigned len, char *out)
+{
+	for (unsigned i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", bin[i]);
+	out[2 * len] = '\0';
+}
+
+/*
+ * --digest pins the image: the file digest (hash of the descriptor, which
+ * holds the root hash) must be the one the user trusts, as fs-verity users
+ * compare FS_IOC_MEASURE_VERITY's output.
+ */
+static int verity_check_digest(struct vublk_tgt *t, struct verity_tgt *vt,
+			       const uint8_t *got)
+{
+	unsigned alg = vt->img.params.hash_alg;
+	char got_hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+	char want_hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+
+	if (!vt->have_digest || (vt->digest_alg == alg &&
+				 !memcmp(got, vt->digest,
+					 merkle_digest_size(alg))))
+		return 0;
+	verity_hex(got, merkle_digest_size(alg), got_hex);
+	verity_hex(vt->digest, merkle_digest_size(vt->digest_alg), want_hex);
+	vublk_error("verity image %s has file digest %s:%s, not the --digest %s:%s: refusing it (the image changed since it was sealed, or the digest belongs to another image)",
+		    t->backing_file, merkle_hash_alg_name(alg), got_hex,
+		    merkle_hash_alg_name(vt->digest_alg), want_hex);
+	return -EPERM;
+}
+
+/* The builtin signature: sig_check() under the options, one line. */
+static int verity_check_signature(struct vublk_tgt *t, struct verity_tgt *vt,
+				  const uint8_t *digest)
+{
+	struct sig_result res;
+	char line[1024];
+	int ret;
+
+	ret = sig_check(&vt->sig, vt->img.params.hash_alg, digest,
+			vt->img.desc + MERKLE_DESCRIPTOR_SIZE, vt->img.sig_size,
+			&res);
+	switch (sig_explain(ret, &vt->sig, &res, line, sizeof(line))) {
+	case SIG_NOTE_ERROR:
+		vublk_error("verity image %s: %s", t->backing_file, line);
+		return ret == SIG_E_NO_TRUST ? -EINVAL : -EPERM;
+	case SIG_NOTE_WARNING:
+		vublk_error("warning: verity image %s: %s", t->backing_file,
+			    line);
+		break;
+	case SIG_NOTE_INFO:
+		vublk_info("verity image %s: %s", t->backing_file, line);
+		break;
+	default:
+		break;
+	}
+	vt->sig_status = ret;
+	return 0;
+}
+
+int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt)
+{
+	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
+	char hex[2 * MERKLE_MAX_DIGEST_SIZE + 1];
+	unsigned alg = vt->img.params.hash_alg;
+	int err;
+
+	err = merkle_descriptor_digest((const struct merkle_descriptor *)
+				       vt->img.desc, digest);
+	if (err) {
+		vublk_error("cannot compute the file digest of %s: %s",
+			    t->backing_file, merkle_strerror(err));
+		return -EINVAL;
+	}
+	err = verity_check_digest(t, vt, digest);
+	if (!err)
+		err = verity_check_signature(t, vt, digest);
+	if (err || vt->have_digest || vt->sig_status == SIG_STATUS_VERIFIED)
+		return err;
+	/* Neither pins it: whoever wrote it is trusted.  Say so. */
+	verity_hex(digest, merkle_digest_size(alg), hex);
+	vublk_error("warning: no --digest given for %s: only its self-consistency is checked, and whoever can write it can rewrite data, tree and descriptor together (pin it with --digest=%s:%s, or sign it and give --trusted-cert)",
+		    t->backing_file, merkle_hash_alg_name(alg), hex);
+	return 0;
+}
+
+const char *verity_signature_status(const struct verity_tgt *vt)
+{
+	switch (vt->sig_status) {
+	case SIG_STATUS_VERIFIED:
+		return "verified";
+	case SIG_STATUS_UNCHECKED:
+		return "unchecked";
+	default:
+		return "none";
+	}
+}
+
+void verity_trust_release(struct verity_tgt *vt)
+{
+	sig_policy_release(&vt->sig);
+}
