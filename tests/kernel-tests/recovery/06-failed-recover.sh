@@ -15,9 +15,7 @@
 # recover serves it and the mounted filesystem, data intact.
 . "$(dirname "$0")/lib.sh"
 need_cmd mkfs.f2fs fsck.f2fs sha256sum
-# ASan reserves terabytes of address space for its shadow at start: under
-# any `ulimit -v` the server aborts before it reaches its own code.
-grep -qa 'libasan\.so' "$VUBLK" && skip "an ASan build cannot start under ulimit -v"
+need_no_ulimit_v
 
 IMG=$T/disk.img
 truncate -s 256M "$IMG"

@@ -8,12 +8,14 @@
 #
 # Staged deterministically: the first `vublk add` asks for 4096 tags of
 # 1 MiB buffers under `ulimit -v` (its server's queue cannot get them, so
-# it fails after ADD_DEV; --zero-copy=off, as zero copy needs no buffers), and strace holds that add in its one waitpid()
+# it fails after ADD_DEV; --zero-copy=off, as zero copy needs no
+# buffers), and strace holds that add in its one waitpid()
 # for DELAY seconds once its server has ended: the second add runs in that
 # window.  (Catching the short-lived server with SIGSTOP on its parent lost
 # the race on a busy machine.)
 . "$(dirname "$0")/lib.sh"
 need_cmd strace
+need_no_ulimit_v
 
 RUN_DIR=${VUBLK_RUN_DIR:-/run/vublk}
 N=6

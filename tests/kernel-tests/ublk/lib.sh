@@ -13,6 +13,13 @@ say() { echo "$TEST_NAME: $*"; }
 skip() { say "SKIP: $*"; exit 77; }
 fail() { say "FAIL: $*" >&2; exit 1; }
 
+# need_no_ulimit_v: skip where $VUBLK is an ASan build, which reserves
+# terabytes of address space for its shadow at start and so aborts under
+# any `ulimit -v` before its own code runs.
+need_no_ulimit_v() {
+	! grep -qa 'libasan\.so' "$VUBLK" || skip "an ASan build cannot start under ulimit -v"
+}
+
 need_cmd() {
 	local c
 	for c in "$@"; do
