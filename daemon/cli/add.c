@@ -723,6 +723,8 @@ static int add_main(struct add_args *a, int argc, char **argv)
 		ret = add_detach(a);
 	else
 		ret = add_run_server(a, &r);
+	if (a->tgt.priv && a->ops->free_options)
+		a->ops->free_options(&a->tgt);
 	free(a->tgt.priv);
 	return ret;
 }

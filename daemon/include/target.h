@@ -132,6 +132,12 @@ struct vublk_tgt_ops {
 	const struct option *options;
 	/* One parsed target option; 0 or -EINVAL after printing why. */
 	int (*parse_opt)(struct vublk_tgt *t, int opt, const char *arg);
+	/* Optional: free what parse_opt kept beyond argv's strings (files
+	 * read in the caller's directory).  Called in every process that
+	 * parsed the options once it is done with them, whether init ran
+	 * or not (a detached add's parent never runs it); safe after
+	 * deinit. */
+	void (*free_options)(struct vublk_tgt *t);
 	/* Open the backing store and set the device shape; 0 or -errno
 	 * after printing one error line.  deinit undoes it. */
 	int (*init)(struct vublk_tgt *t);

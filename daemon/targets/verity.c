@@ -213,6 +213,12 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 	return 0;
 }
 
+/* The certificates and signature read when parsed (verity_trust.c). */
+static void verity_free_options(struct vublk_tgt *t)
+{
+	verity_trust_release(t->priv);
+}
+
 static void verity_release(struct verity_tgt *vt)
 {
 	if (vt->tree)
@@ -320,6 +326,7 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 	.priv_size = sizeof(struct verity_tgt),
 	.options = verity_options,
 	.parse_opt = verity_parse_opt,
+	.free_options = verity_free_options,
 	.init = verity_init,
 	.deinit = verity_deinit,
 	.queue_init = verity_queue_init,

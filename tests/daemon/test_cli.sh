@@ -62,6 +62,18 @@ expect_error "bad -d (queue depth) value '+4'" add -t loop -f "$T/disk.img" -d +
 expect_error "bad -q (queues) value ' 1'" add -t loop -f "$T/disk.img" -q " 1"
 expect_error "bad --cache-mb value '0x40'" add -t verity -f "$T/disk.img" --cache-mb 0x40
 expect_error "bad --block-size value '1000'" add -t loop -f "$T/disk.img" --block-size 1000
+# Certificates and signatures are read while the options are parsed: a
+# refusal after that frees them (under ASan a leak report would add lines).
+if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" \
+	-out "$T/cert.pem" -days 2 -subj /CN=vublk-test-cli 2>/dev/null; then
+	expect_error "bad --signature value '$T/missing.sig'" add -t verity -f "$T/disk.img" \
+		--trusted-cert="$T/cert.pem" --signature="$T/missing.sig"
+	expect_error "$T/disk.img is not a sealed verity image" add -t verity -f "$T/disk.img" \
+		--trusted-cert="$T/cert.pem"
+else
+	echo "FAIL: openssl cannot make a test certificate"
+	failures=$((failures + 1))
+fi
 expect_error "unknown option '--bogus'" add -t loop -f "$T/disk.img" --bogus
 expect_error "missing value for option '-q'" add -t loop -f "$T/disk.img" -q
 expect_error "unexpected argument 'extra'" add -t loop -f "$T/disk.img" extra
