@@ -134,8 +134,10 @@ stop_unit() {
 	settle
 	[ ! -e "$3" ] && [ ! -e "/dev/disk/by-vublk/$1" ] ||
 		fail "vublk@$1 stopped, but $3 or /dev/disk/by-vublk/$1 remains"
-	[ -z "$(ls "$RUN_DIR/$id".* 2>/dev/null)" ] ||
-		fail "vublk@$1 stopped, but files remain: $(ls "$RUN_DIR/$id".*)"
+	# Its state files (a log of an earlier device with this id, left
+	# for reading, is not the unit's: a foreground server keeps none).
+	[ -z "$(ls "$RUN_DIR/$id".{json,stats.json,udev,ctl} 2>/dev/null)" ] ||
+		fail "vublk@$1 stopped, but files remain: $(ls "$RUN_DIR/$id".{json,stats.json,udev,ctl} 2>/dev/null)"
 }
 
 # by_vublk NAME DEV: /dev/disk/by-vublk/NAME is udev's link to DEV.
