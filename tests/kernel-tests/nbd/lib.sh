@@ -92,8 +92,15 @@ check_sums() {
 # processes per counter, and each costs a second on a loaded TCG guest).
 declare -A C
 counters() {
-	local id=$1 json name re
+	local id=$1 json name re stats=${VUBLK_RUN_DIR:-/run/vublk}/$1.stats.json
 	shift
+	# The server rewrites its stats file once a second (core/server.c):
+	# wait for a write after this call, so that the counters hold every
+	# request that ended before it (an ASan server on 7.3 had not yet
+	# written those of a whole mount when read at once).
+	: >"$T/counters.ref" || fail "cannot write $T/counters.ref"
+	wait_until 10 test "$stats" -nt "$T/counters.ref" ||
+		fail "the stats file of device $id was not rewritten within 10 s"
 	json=$("$VUBLK" list -n "$id" --json) || fail "vublk list -n $id"
 	json=${json#*\"stats\": \{}
 	for name in "$@"; do
