@@ -50,6 +50,30 @@ static const char *const merkle_error_text[] = {
 		"fs-verity descriptor's salt is longer than 32 bytes",
 	[MERKLE_E_DESC_TOO_MANY_LEVELS - MERKLE_E_BAD_ALG] =
 		"fs-verity descriptor's data size needs a Merkle tree of more than 8 levels",
+	[MERKLE_E_DMV_MAGIC - MERKLE_E_BAD_ALG] =
+		"no dm-verity superblock (\"verity\" signature) at the hash offset",
+	[MERKLE_E_DMV_VERSION - MERKLE_E_BAD_ALG] =
+		"dm-verity superblock version is not 1",
+	[MERKLE_E_DMV_HASH_TYPE - MERKLE_E_BAD_ALG] =
+		"dm-verity hash type is not 1 (type 0, Chrome OS's, is not served)",
+	[MERKLE_E_DMV_BAD_ALG - MERKLE_E_BAD_ALG] =
+		"dm-verity hash algorithm not served (vublk serves sha256 and sha512)",
+	[MERKLE_E_DMV_BLOCKSIZE - MERKLE_E_BAD_ALG] =
+		"dm-verity block size must be a power of 2 from 512 to 65536",
+	[MERKLE_E_DMV_BLOCK_SIZES - MERKLE_E_BAD_ALG] =
+		"dm-verity data and hash block sizes differ (vublk serves equal ones, veritysetup's default)",
+	[MERKLE_E_DMV_SALT_SIZE - MERKLE_E_BAD_ALG] =
+		"dm-verity salt is longer than 256 bytes",
+	[MERKLE_E_DMV_DATA_BLOCKS - MERKLE_E_BAD_ALG] =
+		"dm-verity data block count is 0, or needs a tree of more than 8 levels",
+	[MERKLE_E_DMV_HASH_OFFSET - MERKLE_E_BAD_ALG] =
+		"dm-verity hash offset is not a multiple of 512 bytes",
+	[MERKLE_E_DMV_HASH_SHORT - MERKLE_E_BAD_ALG] =
+		"dm-verity hash device is too small for the superblock and the tree its parameters need",
+	[MERKLE_E_DMV_DATA_SHORT - MERKLE_E_BAD_ALG] =
+		"dm-verity data device is smaller than its data blocks",
+	[MERKLE_E_DMV_OVERLAP - MERKLE_E_BAD_ALG] =
+		"dm-verity data blocks and hash area overlap on one device (give --data-blocks, or a --hash-offset past the data)",
 };
 
 #define MERKLE_NR_ERRORS \
@@ -95,6 +119,11 @@ enum merkle_error_kind merkle_error_kind(int err)
 	case MERKLE_E_HEX_TOO_LONG:
 	case MERKLE_E_DIGEST_SYNTAX:
 	case MERKLE_E_DIGEST_SIZE:
+	case MERKLE_E_DMV_HASH_TYPE:
+	case MERKLE_E_DMV_BAD_ALG:
+	case MERKLE_E_DMV_BLOCK_SIZES:
+	case MERKLE_E_DMV_HASH_OFFSET:
+	case MERKLE_E_DMV_OVERLAP:
 		return MERKLE_ERR_ARGUMENT;
 	default:
 		return MERKLE_ERR_DAMAGE;

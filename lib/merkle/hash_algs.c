@@ -66,30 +66,55 @@ unsigned merkle_digest_size(unsigned hash_alg)
  */
 int merkle_params_check(const struct merkle_params *p)
 {
+	bool dmv = p->format == MERKLE_FORMAT_DMVERITY;
+
+	if (p->format != MERKLE_FORMAT_FSVERITY && !dmv)
+		return MERKLE_E_BAD_ALG;
 	if (!merkle_find_alg(p->hash_alg))
 		return MERKLE_E_BAD_ALG;
-	if (p->log_blocksize < MERKLE_MIN_LOG_BLOCKSIZE ||
+	if (p->log_blocksize < (dmv ? MERKLE_DMV_MIN_LOG_BLOCKSIZE :
+				      MERKLE_MIN_LOG_BLOCKSIZE) ||
 	    p->log_blocksize > MERKLE_MAX_LOG_BLOCKSIZE)
 		return MERKLE_E_BAD_BLOCKSIZE;
-	if (p->salt_size > MERKLE_MAX_SALT_SIZE)
+	if (p->salt_size > (dmv ? MERKLE_DMV_MAX_SALT_SIZE :
+				  MERKLE_MAX_SALT_SIZE))
 		return MERKLE_E_BAD_SALT_SIZE;
 	return 0;
 }
 
 /*
- * Hash the zero-padded salt into h->salted (and h->sha256_salted when
- * blocks go two at a time); nothing for an empty salt.
+ * The bytes hashed before each block: fs-verity's salt zero-padded to the
+ * hash's input block, dm-verity's salt as it is
+ * (drivers/md/dm-verity-target.c: verity_hash_update() of the salt, then
+ * the block).  Returns their length.
+ */
+static size_t merkle_salt_prefix(const struct merkle_hash_alg *alg,
+				 const struct merkle_params *p, uint8_t *out)
+{
+	size_t len = p->salt_size;
+
+	if (p->format == MERKLE_FORMAT_FSVERITY)
+		len = (len + alg->input_block_size - 1) /
+		      alg->input_block_size * alg->input_block_size;
+	memset(out, 0, len);
+	memcpy(out, p->salt, p->salt_size);
+	return len;
+}
+
+/*
+ * Hash the salt prefix into h->salted (and h->sha256_salted when blocks
+ * go two at a time: only when the prefix is a whole number of SHA-256
+ * blocks, as fs-verity's always is); nothing for an empty salt.
  */
 static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
 				      const struct merkle_hash_alg *alg,
 				      const struct merkle_params *p)
 {
-	uint8_t padded[MERKLE_MAX_SALT_SIZE + 128] = { 0 };
-	size_t padded_size;
+	uint8_t padded[MERKLE_DMV_MAX_SALT_SIZE + 128];
+	size_t padded_size = merkle_salt_prefix(alg, p, padded);
 
-	padded_size = (p->salt_size + alg->input_block_size - 1) /
-		      alg->input_block_size * alg->input_block_size;
-	memcpy(padded, p->salt, p->salt_size);
+	if (padded_size % alg->input_block_size)
+		h->sha_ni = false;
 	if (h->sha_ni)
 		merkle_sha256_ni_init(&h->sha256_salted, padded, padded_size);
 	if (EVP_DigestInit_ex(h->salted, alg->md(), NULL) != 1)

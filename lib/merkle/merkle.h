@@ -22,6 +22,16 @@
  *    struct fsverity_descriptor) and the file digest, which is the hash of
  *    the descriptor with sig_size set to 0 and no signature appended.
  *
+ * The same trees in dm-verity's format (hash type 1, as `veritysetup
+ * format` writes them, drivers/md/dm-verity-target.c verifies them) differ
+ * only in the salt, which is hashed as it is, not padded: each hash is
+ * H(salt || block), any salt of up to 256 bytes.  The levels, their order
+ * and padding, and the root hash are the same (for the digest sizes here,
+ * which are powers of 2, so dm-verity's hash slots are the digests).  Such
+ * a tree has no descriptor: its root hash is what users trust, and its
+ * parameters come from dm-verity's superblock (merkle_dmv_sb_parse()) or
+ * from the command line.  Give params.format = MERKLE_FORMAT_DMVERITY.
+ *
  * Errors: functions that can fail return 0 on success or a negative value:
  * either -errno (from the system, or from a caller's callback) or one of
  * the MERKLE_E* codes below; merkle_strerror() names both, and
@@ -45,11 +55,14 @@
 #define MERKLE_HASH_SHA512 2
 
 #define MERKLE_MAX_DIGEST_SIZE 64
-#define MERKLE_MAX_SALT_SIZE 32
+#define MERKLE_MAX_SALT_SIZE 32		/* fs-verity's */
+#define MERKLE_DMV_MAX_SALT_SIZE 256	/* dm-verity's (veritysetup) */
 #define MERKLE_MAX_LEVELS 8
 /* Block sizes that fsverity-utils and the kernel accept: 1 KiB .. 64 KiB. */
 #define MERKLE_MIN_LOG_BLOCKSIZE 10
 #define MERKLE_MAX_LOG_BLOCKSIZE 16
+/* dm-verity's hash blocks start at 512 bytes (one sector). */
+#define MERKLE_DMV_MIN_LOG_BLOCKSIZE 9
 #define MERKLE_DESCRIPTOR_SIZE 256
 /* The kernel's FS_VERITY_MAX_DESCRIPTOR_SIZE (descriptor + signature). */
 #define MERKLE_MAX_DESCRIPTOR_SIZE 16384
@@ -86,6 +99,19 @@ enum merkle_error {
 	MERKLE_E_DESC_BAD_BLOCKSIZE,	/* damage: block size out of range */
 	MERKLE_E_DESC_BAD_SALT_SIZE,	/* damage: salt longer than 32 bytes */
 	MERKLE_E_DESC_TOO_MANY_LEVELS,	/* damage: data size needs over 8 levels */
+	/* A dm-verity superblock (merkle_dmv_sb_parse()): */
+	MERKLE_E_DMV_MAGIC,		/* damage: no "verity" signature */
+	MERKLE_E_DMV_VERSION,		/* damage: superblock version is not 1 */
+	MERKLE_E_DMV_HASH_TYPE,		/* argument: hash type 0 (Chrome OS), not served */
+	MERKLE_E_DMV_BAD_ALG,		/* argument: algorithm vublk does not serve */
+	MERKLE_E_DMV_BLOCKSIZE,		/* damage: block size not a power of 2, 512..64 KiB */
+	MERKLE_E_DMV_BLOCK_SIZES,	/* argument: data and hash block sizes differ */
+	MERKLE_E_DMV_SALT_SIZE,		/* damage: salt longer than 256 bytes */
+	MERKLE_E_DMV_DATA_BLOCKS,	/* damage: no data blocks, or more than 8 levels */
+	MERKLE_E_DMV_HASH_OFFSET,	/* argument: hash offset not a multiple of 512 */
+	MERKLE_E_DMV_HASH_SHORT,	/* damage: hash device ends inside the tree */
+	MERKLE_E_DMV_DATA_SHORT,	/* damage: data device smaller than its blocks */
+	MERKLE_E_DMV_OVERLAP,		/* argument: data and hash areas overlap */
 };
 
 /* Human-readable text for a negative return value of this library. */
@@ -111,13 +137,22 @@ const char *merkle_hash_alg_name(unsigned hash_alg);
 /* Digest size in bytes, or 0 for an unknown algorithm. */
 unsigned merkle_digest_size(unsigned hash_alg);
 
+/* How a block is hashed, and which limits apply (see the top). */
+enum merkle_format {
+	MERKLE_FORMAT_FSVERITY,		/* H(salt zero-padded || block) */
+	MERKLE_FORMAT_DMVERITY,		/* H(salt || block): dm-verity type 1 */
+};
+
 /* What a tree is built from; the same fields as the descriptor. */
 struct merkle_params {
 	unsigned hash_alg;		/* MERKLE_HASH_* */
-	unsigned log_blocksize;		/* MERKLE_MIN..MAX_LOG_BLOCKSIZE */
-	unsigned salt_size;		/* 0..MERKLE_MAX_SALT_SIZE */
-	uint8_t salt[MERKLE_MAX_SALT_SIZE];
+	unsigned log_blocksize;		/* MERKLE_MIN..MAX_LOG_BLOCKSIZE, or
+					 * from MERKLE_DMV_MIN_LOG_BLOCKSIZE */
+	unsigned salt_size;		/* 0..MERKLE_MAX_SALT_SIZE, or
+					 * MERKLE_DMV_MAX_SALT_SIZE */
+	uint8_t salt[MERKLE_DMV_MAX_SALT_SIZE];
 	uint64_t data_size;		/* bytes of data covered */
+	enum merkle_format format;	/* 0: fs-verity */
 };
 
 /* The shape of a tree, derived from struct merkle_params. */
@@ -223,6 +258,84 @@ int merkle_build_tree(const struct merkle_params *p,
 		      merkle_write_fn write_tree, void *write_ctx,
 		      unsigned threads,
 		      uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE]);
+
+/*
+ * dm-verity's superblock: the 512 bytes `veritysetup format` writes at
+ * --hash-offset of the hash device unless --no-superblock (cryptsetup's
+ * lib/verity/verity.c: struct verity_sb), little endian.  The tree starts
+ * at the first hash block boundary after it.  The kernel never reads it:
+ * it is veritysetup's record of the parameters, and nothing authenticates
+ * it, so a superblock that lies gives a tree whose root hash is not the
+ * one the user trusts, and every read fails.
+ */
+#define MERKLE_DMV_SB_SIZE 512
+
+struct merkle_dmv_sb {
+	uint8_t signature[8];		/* "verity\0\0" */
+	uint32_t version;		/* le32: 1 */
+	uint32_t hash_type;		/* le32: 1 (0 is Chrome OS's) */
+	uint8_t uuid[16];
+	char algorithm[32];		/* "sha256", NUL-padded */
+	uint32_t data_block_size;	/* le32 */
+	uint32_t hash_block_size;	/* le32 */
+	uint64_t data_blocks;		/* le64 */
+	uint16_t salt_size;		/* le16 */
+	uint8_t pad1[6];
+	uint8_t salt[256];
+	uint8_t pad2[168];
+} __attribute__((packed));
+_Static_assert(sizeof(struct merkle_dmv_sb) == MERKLE_DMV_SB_SIZE,
+	       "dm-verity superblock must be 512 bytes");
+
+/*
+ * Parse a superblock (len >= MERKLE_DMV_SB_SIZE) with the checks of
+ * cryptsetup's VERITY_read_sb() (signature, version 1, hash type, block
+ * sizes, a known algorithm, salt size) plus what vublk needs to serve it:
+ * hash type 1, equal data and hash block sizes, an algorithm of this
+ * library, at least one data block and at most MERKLE_MAX_LEVELS levels.
+ * Fills *p (format MERKLE_FORMAT_DMVERITY, data_size = data blocks x
+ * block size) and uuid unless NULL.  Returns 0 or MERKLE_E_DMV_*.
+ */
+int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
+			uint8_t uuid[16]);
+
+/*
+ * Where the tree starts on the hash device, in bytes: with a superblock at
+ * hash_offset, the first hash block boundary after it; without one,
+ * hash_offset rounded down to a hash block (cryptsetup's
+ * VERITY_hash_offset_block()).
+ */
+uint64_t merkle_dmv_tree_offset(uint64_t hash_offset, bool superblock,
+				unsigned log_blocksize);
+
+/*
+ * A dm-verity image as veritysetup's options describe it: where the hash
+ * area is, and with no superblock the parameters themselves.
+ */
+struct merkle_dmv_config {
+	uint64_t hash_offset;		/* --hash-offset, bytes */
+	bool no_superblock;		/* --no-superblock: then the rest */
+	unsigned hash_alg;		/* --hash */
+	unsigned log_blocksize;		/* --data-block-size = --hash-block-size */
+	uint64_t data_blocks;		/* --data-blocks; 0: the whole data device */
+	unsigned salt_size;		/* --salt */
+	uint8_t salt[MERKLE_DMV_MAX_SALT_SIZE];
+	bool same_device;		/* the hash area is in the data device */
+};
+
+/*
+ * Open a dm-verity image: read the superblock at cfg->hash_offset through
+ * read_hash (unless no_superblock), then check what veritysetup and the
+ * kernel check: the data device holds the data blocks, the hash device
+ * the whole tree, and on one device the two areas do not overlap.  On
+ * success fills *p (format MERKLE_FORMAT_DMVERITY) and *tree_off, where
+ * the tree starts on the hash device.  Returns 0, MERKLE_E_*, or a
+ * read_hash error.
+ */
+int merkle_dmv_open(const struct merkle_dmv_config *cfg,
+		    merkle_read_fn read_hash, void *read_ctx,
+		    uint64_t hash_dev_size, uint64_t data_dev_size,
+		    struct merkle_params *p, uint64_t *tree_off);
 
 /*
  * Verification.

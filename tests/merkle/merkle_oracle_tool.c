@@ -9,6 +9,11 @@
  *
  * Prints "ALG:FILE_DIGEST FILE" as `fsverity digest` does.  Also the
  * micro-benchmark hook: `time merkle_oracle_tool BIGFILE --threads=N`.
+ *
+ * With --format=dm-verity, the tree is dm-verity's (salt of up to 256
+ * bytes, hashed unpadded) and the line printed is "Root hash: HEX", as
+ * `veritysetup format --no-superblock` prints it; dmverity_oracle.sh
+ * compares the two.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +74,7 @@ static int parse_salt(const char *hex, struct merkle_params *p)
 {
 	size_t len = strlen(hex);
 
-	if (len % 2 || len / 2 > MERKLE_MAX_SALT_SIZE)
+	if (len % 2 || len / 2 > MERKLE_DMV_MAX_SALT_SIZE)
 		return -1;
 	for (size_t i = 0; i < len / 2; i++) {
 		unsigned byte;
@@ -103,6 +108,10 @@ static int parse_option(const char *arg, struct oracle_args *a)
 	}
 	if (strncmp(arg, "--block-size=", 13) == 0)
 		return parse_block_size(arg + 13, &a->params);
+	if (strcmp(arg, "--format=dm-verity") == 0) {
+		a->params.format = MERKLE_FORMAT_DMVERITY;
+		return 0;
+	}
 	if (strncmp(arg, "--salt=", 7) == 0)
 		return parse_salt(arg + 7, &a->params);
 	if (strncmp(arg, "--threads=", 10) == 0) {
@@ -168,6 +177,13 @@ static int build(struct oracle_args *a, int data_fd, int tree_fd)
 				a->threads, root);
 	if (err)
 		return err;
+	if (a->params.format == MERKLE_FORMAT_DMVERITY) {
+		printf("Root hash: ");
+		for (unsigned i = 0; i < ds; i++)
+			printf("%02x", root[i]);
+		printf("\n");
+		return 0;
+	}
 	merkle_descriptor_init(&desc, &a->params, root);
 	err = merkle_descriptor_digest(&desc, digest);
 	if (err)

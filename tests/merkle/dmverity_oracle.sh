@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Oracle test: lib/merkle's dm-verity trees (through merkle_oracle_tool
+# --format=dm-verity) against `veritysetup format` of cryptsetup.  For
+# every hash algorithm, block size, salt and data size below, the root
+# hash and the tree bytes must be identical: with --no-superblock the
+# whole hash file, with a superblock what follows it.
+#
+#   dmverity_oracle.sh MERKLE_ORACLE_TOOL
+set -euo pipefail
+
+tool=$1
+for cmd in veritysetup openssl cmp; do
+	if ! command -v "$cmd" >/dev/null; then
+		echo "SKIP: the $cmd command is not installed (Debian packages: cryptsetup-bin, openssl, diffutils)"
+		exit 77
+	fi
+done
+
+work=$(mktemp -d -p "$( [[ -w /dev/shm ]] && echo /dev/shm || echo "${TMPDIR:-/tmp}")")
+trap 'rm -rf "$work"' EXIT
+
+# Deterministic pseudo-random data and salts (AES-CTR keystream).
+head -c $((9 * 1024 * 1024)) /dev/zero |
+	openssl enc -aes-128-ctr -nosalt -K 766d65726b6c65000000000000000000 \
+		-iv 00000000000000000000000000000001 >"$work/pool"
+salt_of() { head -c "$1" "$work/pool" | od -An -tx1 -v | tr -d ' \n'; }
+
+failures=0
+checks=0
+
+# check ALG BLOCK_SIZE SALT_BYTES BLOCKS SUPERBLOCK(0|1)
+check() {
+	local alg=$1 bs=$2 salt_bytes=$3 blocks=$4 sb=$5
+	local what="alg=$alg block=$bs salt=${salt_bytes}B blocks=$blocks superblock=$sb"
+	local salt=- sb_arg=(--no-superblock) want got skip=0
+
+	((salt_bytes)) && salt=$(salt_of "$salt_bytes")
+	((sb)) && { sb_arg=(); skip=$(( (512 + bs - 1) / bs * bs )); }
+	head -c $((blocks * bs)) "$work/pool" >"$work/data"
+	rm -f "$work/hash"
+	want=$(veritysetup format "$work/data" "$work/hash" "${sb_arg[@]}" \
+		--hash="$alg" --data-block-size="$bs" --hash-block-size="$bs" \
+		--salt="$salt" 2>"$work/err" | sed -n 's/^Root hash:[[:space:]]*//p')
+	got=$("$tool" "$work/data" --format=dm-verity --hash-alg="$alg" \
+		--block-size="$bs" ${salt_bytes:+--salt=${salt#-}} \
+		--out-merkle-tree="$work/tree" | sed -n 's/^Root hash: //p')
+	checks=$((checks + 1))
+	if [[ -z $want || $want != "$got" ]]; then
+		echo "FAIL $what: root hash veritysetup '$want', lib/merkle '$got'"
+		cat "$work/err"
+		failures=$((failures + 1))
+	elif ! cmp -s <(tail -c +$((skip + 1)) "$work/hash") "$work/tree"; then
+		echo "FAIL $what: tree bytes differ"
+		failures=$((failures + 1))
+	fi
+}
+
+for alg in sha256 sha512; do
+	for bs in 512 1024 4096 65536; do
+		for salt_bytes in 0 32 64 100 256; do
+			for blocks in 1 2 3 17; do
+				check "$alg" "$bs" "$salt_bytes" "$blocks" $((blocks % 2))
+			done
+		done
+		# Two and three levels: one more block than fills a level.
+		per=$((bs / ($([[ $alg == sha256 ]] && echo 32 || echo 64)) ))
+		check "$alg" "$bs" 32 $((per + 1)) 1
+		((per * per * bs + bs <= 9 * 1024 * 1024)) &&
+			check "$alg" "$bs" 7 $((per * per + 1)) 0
+	done
+done
+check sha256 4096 32 2304 1
+
+echo "$checks cases, $failures failed"
+((failures == 0))
