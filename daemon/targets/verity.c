@@ -54,6 +54,7 @@ static const struct option verity_options[] = {
 	{ "signature", required_argument, NULL, VERITY_OPT_SIGNATURE },
 	{ "require-signature", no_argument, NULL,
 	  VERITY_OPT_REQUIRE_SIGNATURE },
+	VERITY_DMV_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -131,6 +132,8 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 	case VERITY_OPT_REQUIRE_SIGNATURE:
 		vt->sig.require = true;
 		return 0;
+	case VERITY_OPT_FORMAT ... VERITY_OPT_SALT:
+		return verity_dmv_parse_opt(vt, opt, arg);
 	default:
 		return vublk_backend_parse_opt(&vt->backend, opt, arg);
 	}
@@ -219,11 +222,17 @@ static void verity_free_options(struct vublk_tgt *t)
 	verity_trust_release(t->priv);
 }
 
+static const char *verity_format_name(const struct verity_tgt *vt)
+{
+	return vt->dmv.on ? "dm-verity" : "fs-verity";
+}
+
 static void verity_release(struct verity_tgt *vt)
 {
 	if (vt->tree)
 		merkle_tree_close(vt->tree);
 	merkle_cache_free(vt->cache);
+	verity_dmv_close(vt);
 	verity_close_image(vt);
 	verity_trust_release(vt);
 	verity_ratelimit_destroy(&vt->ratelimit);
@@ -250,8 +259,9 @@ static int verity_init(struct vublk_tgt *t)
 		verity_release(vt);
 		return ret;
 	}
-	vublk_info("verity image %s: %" PRIu64 " bytes of data, %s, %u-byte blocks, %u tree levels, backend %s, readahead %s, on corruption %s",
-		   t->backing_file, vt->img.layout.data_size,
+	vublk_info("verity image %s: %s, %" PRIu64 " bytes of data, %s, %u-byte blocks, %u tree levels, backend %s, readahead %s, on corruption %s",
+		   t->backing_file, verity_format_name(vt),
+		   vt->img.layout.data_size,
 		   merkle_hash_alg_name(vt->img.params.hash_alg),
 		   1U << vt->log_bs, vt->img.geometry.num_levels,
 		   vt->image.ops->name, verity_readahead_names[vt->readahead],
@@ -272,6 +282,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	struct merkle_stats ms;
 
 	merkle_tree_stats(vt->tree, &ms);
+	vublk_stat_str(out, "format", verity_format_name(vt));
 	vublk_stat_str(out, "backend", vt->image.ops->name);
 	vublk_stat_str(out, "signature", verity_signature_status(vt));
 	vublk_stat_str(out, "readahead_mode",

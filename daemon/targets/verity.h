@@ -3,6 +3,7 @@
  * verity.h - internals of the verity target, shared by its files:
  *   verity.c         options, init/deinit (shape), report
  *   verity_image.c   the image's metadata and its backend
+ *   verity_dmv.c     --format=dm-verity: veritysetup's images
  *   verity_trust.c   --digest and the builtin signature (lib/sig)
  *   verity_read.c    a READ, top to bottom
  *   verity_report.c  rate-limited corruption reports, --on-corruption
@@ -55,6 +56,20 @@ struct verity_counters {
 	atomic_uint_fast64_t io_errors;		/* requests failed: I/O error */
 };
 
+/*
+ * --format=dm-verity: an image that `veritysetup format` wrote, described
+ * by veritysetup's options (verity_dmv.c).
+ */
+struct verity_dmv {
+	bool on;			/* --format=dm-verity */
+	char hash_device[4096];		/* --hash-device, absolute; "" = IMAGE */
+	struct merkle_dmv_config cfg;	/* --hash-offset, --no-superblock... */
+	unsigned given;			/* VERITY_DMV_GIVEN_*: options seen */
+	int root_len;			/* --root-hash bytes; 0 = not given */
+	uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE];
+	struct vublk_backend hash;	/* the hash device, when not IMAGE */
+};
+
 /* At most this many corruption lines per second, like printk_ratelimit. */
 #define VERITY_REPORTS_PER_SEC 10
 
@@ -85,7 +100,11 @@ struct verity_tgt {
 					 * --require-signature */
 	int sig_status;			/* sig_check()'s, once init passed */
 
-	struct f2fslayout_image img;
+	struct verity_dmv dmv;		/* --format=dm-verity */
+	struct vublk_backend *tree_be;	/* what tree reads go through */
+	uint64_t tree_pos;		/* where the tree starts in it */
+
+	struct f2fslayout_image img;	/* the metadata, either format's */
 	bool img_ready;
 	unsigned log_bs;		/* Merkle block size, log2 */
 	struct merkle_cache *cache;	/* shared by all queues */
@@ -166,6 +185,42 @@ int verity_open_backend(struct vublk_tgt *t, struct verity_tgt *vt);
 int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt);
 int verity_open_file(struct vublk_tgt *t, struct verity_tgt *vt);
 void verity_close_image(struct verity_tgt *vt);
+
+/* verity_dmv.c: the dm-verity options, each 0 or -EINVAL after one
+ * line; the image's parameters into vt->img and its hash device as
+ * vt->tree_be (0 or -errno after one line); whether an option that only
+ * the fs-verity format takes was given with it. */
+int verity_dmv_parse_opt(struct verity_tgt *vt, int opt, const char *arg);
+int verity_dmv_read_image(struct vublk_tgt *t, struct verity_tgt *vt);
+void verity_dmv_close(struct verity_tgt *vt);
+
+/* Option ids of verity_dmv_parse_opt(), shared with verity.c's table. */
+enum verity_dmv_opt {
+	VERITY_OPT_FORMAT = 768,	/* past VUBLK_BACKEND_OPT_* */
+	VERITY_OPT_HASH_DEVICE,
+	VERITY_OPT_HASH_OFFSET,
+	VERITY_OPT_ROOT_HASH,
+	VERITY_OPT_NO_SUPERBLOCK,
+	VERITY_OPT_HASH,
+	VERITY_OPT_DATA_BLOCK_SIZE,
+	VERITY_OPT_HASH_BLOCK_SIZE,
+	VERITY_OPT_DATA_BLOCKS,
+	VERITY_OPT_SALT,
+};
+
+#define VERITY_DMV_OPTIONS \
+	{ "format", required_argument, NULL, VERITY_OPT_FORMAT }, \
+	{ "hash-device", required_argument, NULL, VERITY_OPT_HASH_DEVICE }, \
+	{ "hash-offset", required_argument, NULL, VERITY_OPT_HASH_OFFSET }, \
+	{ "root-hash", required_argument, NULL, VERITY_OPT_ROOT_HASH }, \
+	{ "no-superblock", no_argument, NULL, VERITY_OPT_NO_SUPERBLOCK }, \
+	{ "hash", required_argument, NULL, VERITY_OPT_HASH }, \
+	{ "data-block-size", required_argument, NULL, \
+	  VERITY_OPT_DATA_BLOCK_SIZE }, \
+	{ "hash-block-size", required_argument, NULL, \
+	  VERITY_OPT_HASH_BLOCK_SIZE }, \
+	{ "data-blocks", required_argument, NULL, VERITY_OPT_DATA_BLOCKS }, \
+	{ "salt", required_argument, NULL, VERITY_OPT_SALT }
 
 /* verity_read.c: the target's queue ops. */
 int verity_queue_init(struct vublk_queue *q);

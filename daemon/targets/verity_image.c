@@ -134,12 +134,19 @@ int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt)
 {
 	int err;
 
-	if (vt->f2fs_file)
-		return verity_read_f2fs_image(t, vt);
-	err = f2fslayout_read_from(verity_read_backend, &vt->image,
-				   vt->image.size, &vt->img);
-	vt->img_ready = !err;
-	return err ? verity_image_error(t->backing_file, err) : 0;
+	if (vt->dmv.on || vt->dmv.given)
+		return verity_dmv_read_image(t, vt);
+	if (vt->f2fs_file) {
+		err = verity_read_f2fs_image(t, vt);
+	} else {
+		err = f2fslayout_read_from(verity_read_backend, &vt->image,
+					   vt->image.size, &vt->img);
+		vt->img_ready = !err;
+		if (err)
+			err = verity_image_error(t->backing_file, err);
+	}
+	vt->tree_pos = vt->img.layout.tree_pos;
+	return err;
 }
 
 /* The image through the backend --backend chose (or the path calls for),
@@ -182,6 +189,9 @@ int verity_open_file(struct vublk_tgt *t, struct verity_tgt *vt)
 		vt->be = &vt->file;
 		t->backend = vt->be;
 	}
+	/* The tree is in the image, unless a dm-verity hash device has it. */
+	if (!vt->tree_be)
+		vt->tree_be = vt->be;
 	if (vt->be->size == want)
 		return 0;
 	vublk_error("verity image %s is %" PRIu64 " bytes now, %" PRIu64 " when its metadata was read: it changed while being opened (retry once nothing writes it)",

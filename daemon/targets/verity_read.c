@@ -102,8 +102,14 @@ int verity_queue_init(struct vublk_queue *q)
 	for (unsigned tag = 0; tag < q->depth; tag++)
 		vq->ios[tag].tag = tag;
 	ret = vublk_backend_queue_init(vt->be, q);
+	/* A dm-verity hash device is a store of its own. */
+	if (!ret && vt->tree_be != vt->be) {
+		ret = vublk_backend_queue_init(vt->tree_be, q);
+		if (ret)
+			vublk_backend_queue_deinit(vt->be, q);
+	}
 	if (ret) {
-		free(vq);
+		verity_queue_free(vq);
 		return ret;
 	}
 	q->priv = vq;
@@ -114,6 +120,8 @@ void verity_queue_deinit(struct vublk_queue *q)
 {
 	struct verity_tgt *vt = q->tgt->priv;
 
+	if (vt->tree_be != vt->be)
+		vublk_backend_queue_deinit(vt->tree_be, q);
 	vublk_backend_queue_deinit(vt->be, q);
 	for (unsigned tag = 0; tag < q->depth; tag++) {
 		free(verity_io_of(q, tag)->tbuf);
@@ -334,7 +342,7 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 		.bio = {
 			.op = VUBLK_OP_READ,
 			.len = (uint32_t)(end - off),
-			.pos = vt->img.layout.tree_pos + off,
+			.pos = vt->tree_pos + off,
 			.buf = io->tbuf + io->tbuf_used,
 			.end_io = verity_tree_read_end,
 		},
@@ -346,7 +354,7 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 	io->tbuf_used += r->bio.len;
 	verity_count_tree_read(vt, io, off, r->bio.len);
 	io->pending++;
-	ret = vublk_backend_submit(vt->be, q, &r->bio);
+	ret = vublk_backend_submit(vt->tree_be, q, &r->bio);
 	if (ret != VUBLK_BIO_QUEUED)
 		verity_tree_read_end(q, &r->bio, ret);
 }

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_verity_dmv - the verity target's --format=dm-verity on images that
+ * `veritysetup format` wrote (the oracle: its trees are the kernel's),
+ * through daemon/inproc_queue, once per --backend (argv[1]).
+ *
+ * Each image's reads must return the data; a byte flipped in a data
+ * block fails that block only, one in a hash block the blocks under it;
+ * a wrong --root-hash fails every read; what cannot be served is refused
+ * at init.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verity_test.h"
+
+static char dir[] = "/tmp/vublk-test-dmv-XXXXXX";
+static char data_path[300];	/* dir/data: what -f names */
+static uint8_t *data;
+static uint64_t data_size;
+
+/* Run a shell command; its first "Root hash:" value into root (or ""). */
+static int run(const char *cmd, char *root, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+	char line[512];
+
+	if (root)
+		root[0] = '\0';
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strstr(line, "Root hash:");
+
+		if (v && root) {
+			v += strlen("Root hash:");
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = '\0';
+			snprintf(root, len, "%s", v);
+		}
+	}
+	return pclose(f);
+}
+
+/* veritysetup format DATA HASH EXTRA; the root hash. */
+static int format(const char *hash, const char *extra, char *root)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "veritysetup format %s %s %s 2>&1", data_path, hash, extra);
+	return run(cmd, root, 160) || !root[0] ? -1 : 0;
+}
+
+/* Flip byte pos of file path. */
+static int flip(const char *path, uint64_t pos)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t b;
+	int ok = fd >= 0 && pread(fd, &b, 1, (off_t)pos) == 1;
+
+	b ^= 0xff;
+	ok = ok && pwrite(fd, &b, 1, (off_t)pos) == 1;
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+static int copy(const char *from, const char *to)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "cp %s %s", from, to);
+	return system(cmd);
+}
+
+/*
+ * Open DATA with opts (NULL-terminated), read it all in 16 KiB requests
+ * and count blocks whose read disagrees: reads of blocks [bad_lo, bad_hi)
+ * must fail with EIO, the others return the data.
+ */
+static void check_reads(const char *what, const char *image,
+			const char *const *opts, unsigned bs,
+			uint64_t bad_lo, uint64_t bad_hi)
+{
+	struct vt_dev d;
+	unsigned wrong = 0;
+	int ret = vt_dev_open(&d, image, opts);
+
+	CHECK(ret == 0, "%s: init: %d", what, ret);
+	for (uint64_t b = 0; d.ready && b < data_size / bs; b++) {
+		int res = vt_dev_read(&d, b * bs, bs, 0);
+		bool bad = b >= bad_lo && b < bad_hi;
+
+		if (bad)
+			wrong += res != -EIO;
+		else
+			wrong += res != (int)bs ||
+				 memcmp(vt_dev_buf(&d, 0), data + b * bs, bs);
+	}
+	if (d.ready) {
+		/* A request over the whole device: one bad block fails it. */
+		int res = vt_dev_read(&d, 0, 65536, 0);
+
+		wrong += bad_lo < bad_hi && bad_lo * bs < 65536 ?
+			 res != -EIO : res != 65536;
+	}
+	CHECK(wrong == 0, "%s: %u reads wrong (bad %llu..%llu)", what, wrong,
+	      (unsigned long long)bad_lo, (unsigned long long)bad_hi);
+	vt_dev_close(&d);
+}
+
+/* init must fail, with want (0: any error). */
+static void check_refused(const char *what, const char *image,
+			  const char *const *opts, int want)
+{
+	struct vt_dev d;
+	int ret = vt_dev_open(&d, image, opts);
+
+	CHECK(ret < 0 && (!want || ret == want), "%s: init gave %d", what,
+	      ret);
+	vt_dev_close(&d);
+}
+
+/* A superblock image in a separate hash file, 4 KiB blocks. */
+static void test_superblock(void)
+{
+	char hash[300], bad[300], root[160], opt_hash[320], opt_root[200];
+	const char *opts[] = { "format=dm-verity", opt_hash, opt_root, NULL };
+	uint64_t blocks = data_size / 4096;
+
+	snprintf(hash, sizeof(hash), "%s/hash", dir);
+	CHECK(format(hash, "", root) == 0, "veritysetup format");
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", hash);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	check_reads("superblock", data_path, opts, 4096, 0, 0);
+
+	/* Data block 7 flipped: block 7 only. */
+	snprintf(bad, sizeof(bad), "%s/data.bad", dir);
+	CHECK(copy(data_path, bad) == 0 && flip(bad, 7 * 4096 + 9) == 0,
+	      "tamper data");
+	check_reads("data byte", bad, opts, 4096, 7, 8);
+	unlink(bad);
+	/* Hash area: superblock block, then level 1 (the top: one block of
+	 * 128 hashes of level-0 blocks), then level 0.  A byte in level-0
+	 * block 1 fails data blocks 128..255. */
+	snprintf(bad, sizeof(bad), "%s/hash.bad", dir);
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", bad);
+	CHECK(copy(hash, bad) == 0 && flip(bad, 3 * 4096 + 40) == 0,
+	      "tamper hash");
+	check_reads("level-0 byte", data_path, opts, 4096, 128,
+		    256 < blocks ? 256 : blocks);
+	CHECK(copy(hash, bad) == 0 && flip(bad, 4096 + 2) == 0, "tamper top");
+	check_reads("top-level byte", data_path, opts, 4096, 0, blocks);
+	unlink(bad);
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", hash);
+
+	/* A wrong root hash: every read fails. */
+	root[0] = root[0] == '0' ? '1' : '0';
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	check_reads("wrong root hash", data_path, opts, 4096, 0, blocks);
+	/* One of the wrong length, and none. */
+	root[10] = '\0';
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	check_refused("short root hash", data_path, opts, -EINVAL);
+	opts[2] = NULL;
+	check_refused("no root hash", data_path, opts, -EINVAL);
+}
+
+/* --no-superblock, 1 KiB blocks, a 100-byte salt, sha512. */
+static void test_no_superblock(void)
+{
+	char hash[300], root[160], opt_hash[320], opt_root[200], salt[210];
+	char opt_salt[220], extra[400];
+	const char *opts[] = { "format=dm-verity", opt_hash, opt_root,
+			       "no-superblock", "hash=sha512",
+			       "data-block-size=1024", "hash-block-size=1024",
+			       opt_salt, NULL };
+	const char *with_sb[] = { "format=dm-verity", opt_hash, opt_root,
+				  opt_salt, NULL };
+
+	for (int i = 0; i < 100; i++)
+		sprintf(salt + 2 * i, "%02x", (i * 37 + 11) & 0xff);
+	snprintf(hash, sizeof(hash), "%s/hash.nosb", dir);
+	snprintf(extra, sizeof(extra),
+		 "--no-superblock --hash=sha512 --data-block-size=1024 --hash-block-size=1024 --salt=%s",
+		 salt);
+	CHECK(format(hash, extra, root) == 0, "veritysetup format --no-superblock");
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", hash);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	snprintf(opt_salt, sizeof(opt_salt), "salt=%s", salt);
+	check_reads("no superblock", data_path, opts, 1024, 0, 0);
+	/* The salt is the image's: another one fails everything. */
+	opt_salt[5] ^= 1;
+	check_reads("wrong salt", data_path, opts, 1024, 0, data_size / 1024);
+	/* With a superblock, the superblock gives the salt. */
+	check_refused("--salt with a superblock", data_path, with_sb, -EINVAL);
+	/* ... and without --no-superblock, there is none to read. */
+	with_sb[3] = NULL;
+	check_refused("no superblock in the hash file", data_path, with_sb,
+		      -EINVAL);
+}
+
+/* The hash area in the data file, past the data, at --hash-offset. */
+static void test_same_file(void)
+{
+	char img[300], root[160], opt_root[200], opt_off[64], cmd[1024];
+	const char *opts[] = { "format=dm-verity", opt_off, opt_root, NULL };
+	uint64_t off = data_size + 8192;
+
+	snprintf(img, sizeof(img), "%s/same.img", dir);
+	CHECK(copy(data_path, img) == 0, "copy");
+	snprintf(cmd, sizeof(cmd),
+		 "veritysetup format %s %s --hash-offset=%llu --data-blocks=%llu 2>&1",
+		 img, img, (unsigned long long)off,
+		 (unsigned long long)(data_size / 4096));
+	CHECK(run(cmd, root, sizeof(root)) == 0 && root[0],
+	      "veritysetup format --hash-offset");
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	snprintf(opt_off, sizeof(opt_off), "hash-offset=%llu",
+		 (unsigned long long)off);
+	check_reads("hash area in the data file", img, opts, 4096, 0, 0);
+	/* An offset inside the data (no superblock: all of the file is
+	 * data then), and one not a multiple of 512. */
+	{
+		const char *over[] = { "format=dm-verity", "hash-offset=4096",
+				       opt_root, "no-superblock", NULL };
+
+		check_refused("hash area over the data", img, over, -EINVAL);
+	}
+	snprintf(opt_off, sizeof(opt_off), "hash-offset=%llu",
+		 (unsigned long long)off + 100);
+	check_refused("unaligned hash offset", img, opts, -EINVAL);
+	/* Neither --hash-device nor --hash-offset. */
+	opts[1] = opt_root;
+	opts[2] = NULL;
+	check_refused("no hash area", img, opts, -EINVAL);
+	unlink(img);
+}
+
+/* Options that belong to the other format. */
+static void test_option_mix(void)
+{
+	char hash[300], opt_hash[320];
+	char opt_digest[80] = "digest=sha256:";
+	const char *dmv_digest[] = { "format=dm-verity", opt_hash,
+				     "root-hash=00", opt_digest, NULL };
+
+	memset(opt_digest + strlen(opt_digest), '0', 64);
+	const char *fsv_salt[] = { "salt=00", NULL };
+
+	snprintf(hash, sizeof(hash), "%s/hash", dir);
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", hash);
+	check_refused("--digest with dm-verity", data_path, dmv_digest, 0);
+	check_refused("--salt without --format=dm-verity", data_path, fsv_salt,
+		      -EINVAL);
+}
+
+static int make_data(void)
+{
+	int fd;
+
+	data_size = 2 * 1024 * 1024 + 64 * 1024;	/* 528 4 KiB blocks */
+	data = malloc(data_size);
+	if (!data)
+		return -1;
+	for (uint64_t i = 0; i < data_size; i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 13);
+	snprintf(data_path, sizeof(data_path), "%s/data", dir);
+	fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, data, data_size) != (ssize_t)data_size) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static char backend_opt[32], cmd[300];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (system("veritysetup --version >/dev/null 2>&1")) {
+		printf("SKIP: veritysetup is not installed (Debian package cryptsetup-bin)\n");
+		return 77;
+	}
+	snprintf(backend_opt, sizeof(backend_opt), "backend=%s",
+		 argc > 1 ? argv[1] : "file");
+	vt_backend_opt = backend_opt;
+	if (!mkdtemp(dir) || make_data()) {
+		printf("FAIL: cannot write the test data in %s\n", dir);
+		return 1;
+	}
+	test_superblock();
+	test_no_superblock();
+	test_same_file();
+	test_option_mix();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		printf("# could not remove %s\n", dir);
+	free(data);
+	printf("%s\n", vt_failures ? "FAILED" : "OK");
+	return vt_failures ? 1 : 0;
+}
