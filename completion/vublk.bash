@@ -38,7 +38,7 @@ _vublk_help_scan()
 			s = rest
 			if (rest ~ /^\[?=/) {
 				out["opt " m "="] = 1
-				if (match(rest, /^\[?=[a-z0-9]+(\|[a-z0-9]+)+/)) {
+				if (match(rest, /^\[?=[a-z0-9-]+(\|[a-z0-9-]+)+/)) {
 					vals = substr(rest, 1, RLENGTH)
 					sub(/^\[?=/, "", vals)
 					n = split(vals, v, "|")

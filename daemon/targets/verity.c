@@ -302,7 +302,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 
 const struct vublk_tgt_ops vublk_tgt_verity = {
 	.name = "verity",
-	.summary = "a sealed image (vublk-verity format), read-only, every block verified",
+	.summary = "a sealed image (vublk-verity format, or veritysetup format), read-only, every block verified",
 	.usage =
 		"  --digest=ALG:HEX   the image's trusted file digest (as printed by\n"
 		"                     vublk-verity format); without it or a signature only\n"
@@ -333,7 +333,22 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"  --f2fs-file=PATH   IMAGE is a real f2fs: serve its fs-verity file PATH (from\n"
 		"                     the filesystem's root), with the file's own tree and\n"
 		"                     descriptor; --digest is what `fsverity measure` prints\n"
-		"  --cache-blocks=N   (testing) a cache of N hash blocks, raised to the minimum\n",
+		"  --cache-blocks=N   (testing) a cache of N hash blocks, raised to the minimum\n"
+		"  --format=fs-verity|dm-verity  fs-verity (default): IMAGE is sealed by\n"
+		"                     vublk-verity format; dm-verity: IMAGE is the data\n"
+		"                     device of an image that veritysetup format wrote, and\n"
+		"                     the options below are veritysetup's\n"
+		"  --hash-device=HASH (dm-verity) the hash device or file (default: IMAGE,\n"
+		"                     the hash area at --hash-offset)\n"
+		"  --hash-offset=BYTES  (dm-verity) where the superblock, or with\n"
+		"                     --no-superblock the tree, starts (default 0)\n"
+		"  --root-hash=HEX    (dm-verity) the trusted root hash veritysetup printed\n"
+		"  --no-superblock    (dm-verity) no superblock: the parameters are these:\n"
+		"  --hash=ALG         (dm-verity, no superblock) sha256 (default) or sha512\n"
+		"  --data-block-size=N, --hash-block-size=N  (dm-verity, no superblock)\n"
+		"                     equal powers of 2 from 512 (default 4096)\n"
+		"  --data-blocks=N    (dm-verity, no superblock) default: all of IMAGE\n"
+		"  --salt=HEX         (dm-verity, no superblock) up to 256 bytes; - is none\n",
 	.priv_size = sizeof(struct verity_tgt),
 	.options = verity_options,
 	.parse_opt = verity_parse_opt,
