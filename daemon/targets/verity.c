@@ -39,6 +39,8 @@ enum verity_opt {
 	VERITY_OPT_TRUSTED_CERT,
 	VERITY_OPT_SIGNATURE,
 	VERITY_OPT_REQUIRE_SIGNATURE,
+	VERITY_OPT_IGNORE_ZERO_BLOCKS,
+	VERITY_OPT_CHECK_AT_MOST_ONCE,
 };
 
 static const struct option verity_options[] = {
@@ -47,6 +49,10 @@ static const struct option verity_options[] = {
 	{ "cache-blocks", required_argument, NULL, VERITY_OPT_CACHE_BLOCKS },
 	{ "readahead", required_argument, NULL, VERITY_OPT_READAHEAD },
 	{ "on-corruption", required_argument, NULL, VERITY_OPT_ON_CORRUPTION },
+	{ "ignore-zero-blocks", no_argument, NULL,
+	  VERITY_OPT_IGNORE_ZERO_BLOCKS },
+	{ "check-at-most-once", no_argument, NULL,
+	  VERITY_OPT_CHECK_AT_MOST_ONCE },
 	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
 	VUBLK_BACKEND_OPTIONS,
 	{ "f2fs-file", required_argument, NULL, VERITY_OPT_F2FS_FILE },
@@ -67,6 +73,7 @@ static const char *const verity_readahead_names[VERITY_RA_NR] = {
 static const char *const verity_on_corruption_names[VERITY_CORRUPT_NR] = {
 	[VERITY_CORRUPT_EIO] = "eio",
 	[VERITY_CORRUPT_STOP] = "stop",
+	[VERITY_CORRUPT_LOG] = "log",
 };
 
 /* Index of arg in names[n], or print why not and return -EINVAL. */
@@ -115,12 +122,18 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 		i = verity_parse_choice("--on-corruption", arg,
 					verity_on_corruption_names,
 					VERITY_CORRUPT_NR,
-					"eio or stop");
+					"eio, stop or log");
 		if (i >= 0)
 			vt->on_corruption = (enum verity_on_corruption)i;
 		return i < 0 ? i : 0;
 	case VERITY_OPT_DIRECT:
 		vt->direct = true;
+		return 0;
+	case VERITY_OPT_IGNORE_ZERO_BLOCKS:
+		vt->ignore_zero_blocks = true;
+		return 0;
+	case VERITY_OPT_CHECK_AT_MOST_ONCE:
+		vt->check_at_most_once = true;
 		return 0;
 	case VERITY_OPT_F2FS_FILE:
 		vt->f2fs_file = arg;
@@ -184,6 +197,16 @@ static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 	return 0;
 }
 
+/* --check-at-most-once: dm-verity's validated_blocks bitmap, a bit per
+ * data block, shared by the queues. */
+static int verity_alloc_checked(struct verity_tgt *vt)
+{
+	uint64_t words = (vt->img.geometry.data_blocks + 63) / 64;
+
+	vt->checked = calloc(words ? words : 1, sizeof(*vt->checked));
+	return vt->checked ? 0 : MERKLE_E_NOMEM;
+}
+
 /* One cache for all queues; it must hold what they can pin at once. */
 static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 {
@@ -207,6 +230,10 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 	/* No read_tree: the read path reads what the verifier lacks. */
 	err = merkle_tree_open(&vt->tree, &vt->img.params, vt->img.root_hash,
 			       vt->cache, NULL, NULL);
+	if (!err && vt->ignore_zero_blocks)
+		err = merkle_tree_ignore_zero_blocks(vt->tree);
+	if (!err && vt->check_at_most_once)
+		err = verity_alloc_checked(vt);
 	if (err) {
 		vublk_error("cannot open the Merkle tree of %s: %s",
 			    t->backing_file, merkle_strerror(err));
@@ -232,6 +259,7 @@ static void verity_release(struct verity_tgt *vt)
 	if (vt->tree)
 		merkle_tree_close(vt->tree);
 	merkle_cache_free(vt->cache);
+	free(vt->checked);
 	verity_dmv_close(vt);
 	verity_close_image(vt);
 	verity_trust_release(vt);
@@ -266,6 +294,9 @@ static int verity_init(struct vublk_tgt *t)
 		   1U << vt->log_bs, vt->img.geometry.num_levels,
 		   vt->image.ops->name, verity_readahead_names[vt->readahead],
 		   verity_on_corruption_names[vt->on_corruption]);
+	if (vt->on_corruption == VERITY_CORRUPT_LOG || vt->check_at_most_once)
+		vublk_error("warning: %s: reads may return data that failed verification (--on-corruption=log) or changed since verified (--check-at-most-once)",
+			    t->backing_file);
 	return 0;
 }
 
@@ -297,6 +328,9 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	vublk_stat_u64(out, "cache_misses", ms.cache_misses);
 	vublk_stat_u64(out, "failures", ms.failures);
 	vublk_stat_u64(out, "io_errors", verity_counter(&c->io_errors));
+	vublk_stat_u64(out, "corrupt_served",
+		       verity_counter(&c->corrupt_served));
+	vublk_stat_u64(out, "zero_blocks", verity_counter(&c->zero_blocks));
 	vublk_backend_report(vt->be, out);
 }
 
@@ -320,8 +354,13 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     every level, read with the data), completion (the 2020\n"
 		"                     fs-verity readahead: level 0, on a readahead request's\n"
 		"                     miss) or off (one hash block per miss)\n"
-		"  --on-corruption=eio|stop  fail the request (default), or fail it and stop\n"
-		"                     the device\n"
+		"  --on-corruption=eio|stop|log  fail the request (default), fail it and\n"
+		"                     stop the device, or log the block and return its\n"
+		"                     data unverified (dm-verity's ignore_corruption)\n"
+		"  --ignore-zero-blocks  a block whose hash is that of zeroes reads as\n"
+		"                     zeroes, whatever is stored (dm-verity's option)\n"
+		"  --check-at-most-once  verify each data block on its first read only\n"
+		"                     (dm-verity's option: later reads are not checked)\n"
 		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks;\n"
 		"                     --backend=file only)\n"
 		"  --backend=file|pmem|nbd  how the image is read: file (default: io_uring\n"

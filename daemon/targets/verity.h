@@ -41,6 +41,7 @@ enum verity_readahead {
 enum verity_on_corruption {
 	VERITY_CORRUPT_EIO,	/* fail the request (dm-verity's default) */
 	VERITY_CORRUPT_STOP,	/* ... then stop the device (restart mode) */
+	VERITY_CORRUPT_LOG,	/* log it, return the data (ignore_corruption) */
 	VERITY_CORRUPT_NR,
 };
 
@@ -54,6 +55,8 @@ struct verity_counters {
 	atomic_uint_fast64_t tree_blocks_read;	/* hash blocks they covered */
 	atomic_uint_fast64_t blocks_read_ahead;	/* of which not needed yet */
 	atomic_uint_fast64_t io_errors;		/* requests failed: I/O error */
+	atomic_uint_fast64_t corrupt_served;	/* --on-corruption=log */
+	atomic_uint_fast64_t zero_blocks;	/* --ignore-zero-blocks: zeroed */
 };
 
 /*
@@ -91,6 +94,10 @@ struct verity_tgt {
 	bool direct;			/* --direct: O_DIRECT */
 	enum verity_readahead readahead;
 	enum verity_on_corruption on_corruption;
+	bool ignore_zero_blocks;	/* --ignore-zero-blocks */
+	/* --check-at-most-once: a bit per data block verified once. */
+	bool check_at_most_once;
+	_Atomic uint64_t *checked;
 	uint64_t cache_bytes;		/* --cache-mb; 0 = default */
 	uint64_t cache_blocks;		/* --cache-blocks (testing); 0 = unset */
 	bool have_digest;		/* --digest given */

@@ -421,17 +421,90 @@ static void verity_read_missing(struct vublk_queue *q, struct verity_io *io,
 	verity_read_put(q, io);
 }
 
+/* --check-at-most-once: whether data block b was verified once. */
+static bool verity_checked(const struct verity_tgt *vt, uint64_t b)
+{
+	return vt->checked && b < vt->img.geometry.data_blocks &&
+	       (atomic_load_explicit(&vt->checked[b / 64],
+				     memory_order_relaxed) >> (b % 64) & 1);
+}
+
+/* ... and mark data blocks [b, end) verified. */
+static void verity_mark_checked(struct verity_tgt *vt, uint64_t b,
+				uint64_t end)
+{
+	if (!vt->checked)
+		return;
+	if (end > vt->img.geometry.data_blocks)
+		end = vt->img.geometry.data_blocks;
+	for (; b < end; b++)
+		atomic_fetch_or_explicit(&vt->checked[b / 64],
+					 1ull << (b % 64),
+					 memory_order_relaxed);
+}
+
+/* Go on verifying io after data block b, which is dealt with. */
+static void verity_read_skip_block(struct vublk_queue *q,
+				   struct verity_io *io, uint64_t b)
+{
+	struct verity_queue *vq = q->priv;
+
+	io->next_block = b + 1;
+	if (io->next_block >= io->end_block)
+		verity_read_finish(q, io, 0);
+	else
+		vq->ready[vq->nready++] = io;
+}
+
+/*
+ * Data block b failed verification.  As dm-verity's verity_handle_err()
+ * and its options: a block verified before (--check-at-most-once) is
+ * not checked again; otherwise it is reported, and the request fails
+ * unless --on-corruption=log serves it anyway.
+ */
+static void verity_read_corrupt(struct vublk_queue *q, struct verity_io *io,
+				uint64_t b)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+
+	if (verity_checked(vt, b)) {
+		verity_read_skip_block(q, io, b);
+		return;
+	}
+	verity_report_corruption(q, b, &io->req);
+	if (vt->on_corruption != VERITY_CORRUPT_LOG) {
+		verity_read_finish(q, io, -EIO);
+		return;
+	}
+	verity_count(&vt->counters.corrupt_served, 1);
+	verity_read_skip_block(q, io, b);
+}
+
+/* --ignore-zero-blocks: block b is expected to be zeroes; it reads so. */
+static void verity_read_zero_block(struct vublk_queue *q,
+				   struct verity_io *io, uint64_t b)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+
+	memset(io->data + ((b - io->first_block) << vt->log_bs), 0,
+	       1u << vt->log_bs);
+	verity_count(&vt->counters.zero_blocks, 1);
+	verity_read_skip_block(q, io, b);
+}
+
 /* What verification said of io: done, missing tree bytes, or a failure. */
 static void verity_read_verified(struct vublk_queue *q, struct verity_io *io,
 				 const struct merkle_verify_req *req)
 {
+	verity_mark_checked(q->tgt->priv, req->first_block, req->res.block);
 	if (!req->status) {
 		verity_read_finish(q, io, 0);
 	} else if (req->status == MERKLE_NEED_TREE) {
 		verity_read_missing(q, io, &req->res);
+	} else if (req->status == MERKLE_ZERO_BLOCK) {
+		verity_read_zero_block(q, io, req->res.block);
 	} else if (req->status == MERKLE_E_CORRUPT) {
-		verity_report_corruption(q, req->res.block, &io->req);
-		verity_read_finish(q, io, -EIO);
+		verity_read_corrupt(q, io, req->res.block);
 	} else {
 		verity_read_fail(q, io, merkle_error_kind(req->status) ==
 				 MERKLE_ERR_NOMEM ? "out of memory" :
@@ -450,6 +523,10 @@ static void verity_verify_batch(struct vublk_queue *q, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		struct verity_io *io = vq->batch[i];
 
+		/* --check-at-most-once: blocks verified before are not. */
+		while (io->next_block < io->end_block &&
+		       verity_checked(vt, io->next_block))
+			io->next_block++;
 		verity_zero_tail(vt, io);
 		vq->reqs[i] = (struct merkle_verify_req){
 			.first_block = io->next_block,

@@ -7,7 +7,8 @@
  * DMERR_LIMIT / printk_ratelimit do, so that a scan of a damaged image
  * cannot flood the log), and apply the configured mode: fail the request
  * only (eio), or also stop the device (stop, dm-verity's
- * restart_on_corruption without the reboot).
+ * restart_on_corruption without the reboot), or serve the block anyway
+ * (log, dm-verity's ignore_corruption).
  */
 #include <inttypes.h>
 
@@ -77,10 +78,14 @@ void verity_report_corruption(struct vublk_queue *q, uint64_t data_block,
 		if (suppressed)
 			vublk_error("device %u: %" PRIu64 " corruption reports suppressed",
 				    t->dev_id, suppressed);
-		vublk_error("device %u: data block %" PRIu64 " (%u bytes at byte %" PRIu64 ") of %s failed verification: failing the read of %u bytes at byte %" PRIu64 " with EIO",
+		vublk_error("device %u: data block %" PRIu64 " (%u bytes at byte %" PRIu64 ") of %s failed verification: %s the read of %u bytes at byte %" PRIu64 "%s",
 			    t->dev_id, data_block, 1U << vt->log_bs,
 			    data_block << vt->log_bs, t->backing_file,
-			    req->len, req->offset);
+			    vt->on_corruption == VERITY_CORRUPT_LOG ?
+			    "serving it unverified in" : "failing",
+			    req->len, req->offset,
+			    vt->on_corruption == VERITY_CORRUPT_LOG ?
+			    " (--on-corruption=log)" : " with EIO");
 	}
 	if (vt->on_corruption == VERITY_CORRUPT_STOP)
 		verity_stop_device(t, vt);

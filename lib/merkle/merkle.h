@@ -385,6 +385,16 @@ void merkle_tree_close(struct merkle_tree *t);
 const struct merkle_geometry *merkle_tree_geometry(const struct merkle_tree *t);
 void merkle_tree_stats(const struct merkle_tree *t, struct merkle_stats *out);
 
+/*
+ * dm-verity's ignore_zero_blocks (drivers/md/dm-verity-target.c:
+ * verity_verify_io() with zero_digest): a data block whose expected hash
+ * is the hash of a block of zeroes is not hashed but read as zeroes.
+ * Here it passes when it is all zeroes (no hash computed) and otherwise
+ * stops verification with MERKLE_ZERO_BLOCK.  The expected hash itself
+ * still comes from verified hash blocks.  0 or MERKLE_E_NOMEM.
+ */
+int merkle_tree_ignore_zero_blocks(struct merkle_tree *t);
+
 /* A byte range of the tree, in tree offsets. */
 struct merkle_extent {
 	uint64_t off;
@@ -393,6 +403,13 @@ struct merkle_extent {
 
 /* merkle_verify_blocks(): the hash blocks in res->missing must be read. */
 #define MERKLE_NEED_TREE 1
+/*
+ * merkle_verify_blocks() of a tree with merkle_tree_ignore_zero_blocks():
+ * data block res->block is expected to be zeroes (its hash is that of a
+ * zero block) and is not: the caller returns zeroes for it and resumes at
+ * the next block, as dm-verity returns zeroes for such a block.
+ */
+#define MERKLE_ZERO_BLOCK 2
 
 /* How far a merkle_verify_blocks() call got. */
 struct merkle_verify_result {

@@ -113,6 +113,9 @@ struct merkle_tree {
 	uint64_t id;			/* key of its blocks in the cache */
 	merkle_read_fn read_tree;
 	void *read_ctx;
+	/* merkle_tree_ignore_zero_blocks(): the hash of a zero block. */
+	bool zero_blocks;
+	uint8_t zero_digest[MERKLE_MAX_DIGEST_SIZE];
 
 	/* Idle hashers, reused by concurrent verify calls. */
 	pthread_mutex_t hashers_lock;

@@ -67,6 +67,20 @@ void merkle_tree_close(struct merkle_tree *t)
 	free(t);
 }
 
+int merkle_tree_ignore_zero_blocks(struct merkle_tree *t)
+{
+	uint8_t *zero = calloc(1, t->geo.block_size);
+	int err;
+
+	if (!zero)
+		return MERKLE_E_NOMEM;
+	err = merkle_hash_blocks(&t->params, zero, 1, t->zero_digest);
+	free(zero);
+	if (!err)
+		t->zero_blocks = true;
+	return err;
+}
+
 const struct merkle_geometry *merkle_tree_geometry(const struct merkle_tree *t)
 {
 	return &t->geo;

@@ -292,6 +292,14 @@ static bool merkle_block_is_zero(const uint8_t *data, size_t block_size)
 	return true;
 }
 
+/* merkle_tree_ignore_zero_blocks(): want is the hash of a zero block. */
+static bool merkle_zero_expected(const struct merkle_tree *t,
+				 const uint8_t *want)
+{
+	return t->zero_blocks &&
+	       !memcmp(want, t->zero_digest, t->geo.digest_size);
+}
+
 /*
  * Walk the tree for each block of req (its expected hash) and add the
  * block to the batch, hashing the batch whenever it is full.  A walk that
@@ -323,6 +331,12 @@ static int merkle_walk_range(struct merkle_verify_call *call,
 			merkle_req_fail(req, block, err);
 			return 0;
 		}
+		if (merkle_zero_expected(call->t, b->want + b->n * g->digest_size)) {
+			if (merkle_block_is_zero(data, g->block_size))
+				continue;
+			merkle_req_fail(req, block, MERKLE_ZERO_BLOCK);
+			return 0;
+		}
 		b->data[b->n] = data;
 		b->req[b->n] = req;
 		b->block[b->n++] = block;
@@ -341,10 +355,11 @@ static void merkle_count_range(struct merkle_tree *t,
 {
 	/* A range that failed verified nothing that counts (its caller
 	 * fails the request), but after MERKLE_NEED_TREE the caller resumes
-	 * at res.block and the blocks before it stay verified. */
+	 * at res.block and the blocks before it stay verified (and after
+	 * MERKLE_ZERO_BLOCK at the next one). */
 	if (req->status == MERKLE_E_CORRUPT)
 		merkle_stat_add(&t->stats.failures, 1);
-	else if (!req->status || req->status == MERKLE_NEED_TREE)
+	else if (req->status >= 0)
 		merkle_stat_add(&t->stats.blocks_verified,
 				req->res.block - req->first_block);
 }

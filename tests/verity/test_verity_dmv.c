@@ -125,10 +125,107 @@ static void check_refused(const char *what, const char *image,
 	vt_dev_close(&d);
 }
 
+/* A device on DATA (superblock image in dir/hash) with extra options. */
+static int open_tuned(struct vt_dev *d, const char *image, const char *root,
+		      const char *extra1, const char *extra2)
+{
+	char opt_hash[320], opt_root[200];
+	const char *opts[] = { "format=dm-verity", opt_hash, opt_root,
+			       extra1, extra2, NULL };
+
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s/hash", dir);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	return vt_dev_open(d, image, opts);
+}
+
+/* Read block b: 0 with its bytes in *buf, or the error. */
+static int read_block(struct vt_dev *d, uint64_t b, const uint8_t **buf)
+{
+	int res = vt_dev_read(d, b * 4096, 4096, 0);
+
+	*buf = vt_dev_buf(d, 0);
+	return res == 4096 ? 0 : res;
+}
+
+/*
+ * dm-verity's tuning options (drivers/md/dm-verity-target.c), on a copy
+ * of the data whose block 7 and zero block ZERO_BLOCK are changed:
+ *  - --on-corruption=log: block 7 reads, with the changed byte, counted;
+ *  - --ignore-zero-blocks: the zero block reads as zeroes, counted;
+ *    without it, EIO;
+ *  - --check-at-most-once: a block read (verified) before it changed on
+ *    the storage reads as it is now, one never read fails.
+ */
+#define ZERO_BLOCK 300
+static void test_tuning(const char *root)
+{
+	char bad[300];
+	const uint8_t *buf;
+	struct vt_dev d;
+	uint8_t zero[4096] = { 0 };
+	const uint8_t flipped9 = data[7 * 4096 + 9] ^ 0xff;
+
+	snprintf(bad, sizeof(bad), "%s/data.tuned", dir);
+	CHECK(copy(data_path, bad) == 0 && flip(bad, 7 * 4096 + 9) == 0 &&
+	      flip(bad, ZERO_BLOCK * 4096 + 100) == 0, "tamper");
+
+	CHECK(open_tuned(&d, bad, root, "on-corruption=log", NULL) == 0,
+	      "log: init");
+	CHECK(d.ready && read_block(&d, 7, &buf) == 0 &&
+	      buf[9] == flipped9 &&
+	      !memcmp(buf, data + 7 * 4096, 9), "log: block 7 not served as stored");
+	CHECK(d.ready && read_block(&d, 8, &buf) == 0 &&
+	      !memcmp(buf, data + 8 * 4096, 4096), "log: block 8");
+	CHECK(vt_dev_counter(&d, "corrupt_served") == 1 &&
+	      vt_dev_counter(&d, "failures") >= 1, "log: counters %llu %llu",
+	      (unsigned long long)vt_dev_counter(&d, "corrupt_served"),
+	      (unsigned long long)vt_dev_counter(&d, "failures"));
+	vt_dev_close(&d);
+
+	CHECK(open_tuned(&d, bad, root, "ignore-zero-blocks", NULL) == 0,
+	      "zero: init");
+	CHECK(d.ready && read_block(&d, ZERO_BLOCK, &buf) == 0 &&
+	      !memcmp(buf, zero, 4096), "zero: block not read as zeroes");
+	CHECK(d.ready && read_block(&d, ZERO_BLOCK + 1, &buf) == 0 &&
+	      !memcmp(buf, zero, 4096), "zero: the next zero block");
+	CHECK(d.ready && read_block(&d, 7, &buf) == -EIO,
+	      "zero: block 7 is not a zero block and must fail");
+	CHECK(vt_dev_counter(&d, "zero_blocks") == 1, "zero: zero_blocks %llu",
+	      (unsigned long long)vt_dev_counter(&d, "zero_blocks"));
+	vt_dev_close(&d);
+	CHECK(open_tuned(&d, bad, root, NULL, NULL) == 0 && d.ready &&
+	      read_block(&d, ZERO_BLOCK, &buf) == -EIO,
+	      "without --ignore-zero-blocks the changed zero block must fail");
+	vt_dev_close(&d);
+
+	/* Block 7 and 9 read intact, then changed under the device. */
+	CHECK(copy(data_path, bad) == 0, "copy");
+	CHECK(open_tuned(&d, bad, root, "check-at-most-once", NULL) == 0,
+	      "once: init");
+	CHECK(d.ready && read_block(&d, 7, &buf) == 0 &&
+	      read_block(&d, 9, &buf) == 0, "once: first reads");
+	CHECK(flip(bad, 7 * 4096 + 9) == 0 && flip(bad, 9 * 4096) == 0 &&
+	      flip(bad, 12 * 4096) == 0, "once: tamper");
+	CHECK(d.ready && read_block(&d, 7, &buf) == 0 &&
+	      buf[9] == flipped9,
+	      "once: a verified block is not checked again");
+	CHECK(d.ready && vt_dev_read(&d, 7 * 4096, 3 * 4096, 0) == 3 * 4096,
+	      "once: blocks 7-9 (8 unchanged, unverified till now)");
+	CHECK(d.ready && read_block(&d, 12, &buf) == -EIO,
+	      "once: a block never verified must fail");
+	vt_dev_close(&d);
+	CHECK(open_tuned(&d, bad, root, NULL, NULL) == 0 && d.ready &&
+	      read_block(&d, 7, &buf) == -EIO,
+	      "without --check-at-most-once block 7 must fail");
+	vt_dev_close(&d);
+	unlink(bad);
+}
+
 /* A superblock image in a separate hash file, 4 KiB blocks. */
 static void test_superblock(void)
 {
 	char hash[300], bad[300], root[160], opt_hash[320], opt_root[200];
+	char good_root[160];
 	const char *opts[] = { "format=dm-verity", opt_hash, opt_root, NULL };
 	uint64_t blocks = data_size / 4096;
 
@@ -137,6 +234,8 @@ static void test_superblock(void)
 	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", hash);
 	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
 	check_reads("superblock", data_path, opts, 4096, 0, 0);
+	snprintf(good_root, sizeof(good_root), "%s", root);
+	test_tuning(good_root);
 
 	/* Data block 7 flipped: block 7 only. */
 	snprintf(bad, sizeof(bad), "%s/data.bad", dir);
@@ -269,6 +368,8 @@ static int make_data(void)
 		return -1;
 	for (uint64_t i = 0; i < data_size; i++)
 		data[i] = (uint8_t)(i * 2654435761u >> 13);
+	/* Zero blocks, for --ignore-zero-blocks. */
+	memset(data + ZERO_BLOCK * 4096, 0, 16 * 4096);
 	snprintf(data_path, sizeof(data_path), "%s/data", dir);
 	fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, data, data_size) != (ssize_t)data_size) {
