@@ -141,11 +141,11 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 	case VERITY_OPT_TRUSTED_CERT:
 		return verity_add_trusted_cert(vt, arg);
 	case VERITY_OPT_SIGNATURE:
-		return verity_read_signature(vt, arg);
+		return verity_read_signature(vt, "--signature", arg);
 	case VERITY_OPT_REQUIRE_SIGNATURE:
 		vt->sig.require = true;
 		return 0;
-	case VERITY_OPT_FORMAT ... VERITY_OPT_SALT:
+	case VERITY_OPT_FORMAT ... VERITY_OPT_ROOT_HASH_SIGNATURE:
 		return verity_dmv_parse_opt(vt, opt, arg);
 	default:
 		return vublk_backend_parse_opt(&vt->backend, opt, arg);
@@ -382,6 +382,9 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"  --hash-offset=BYTES  (dm-verity) where the superblock, or with\n"
 		"                     --no-superblock the tree, starts (default 0)\n"
 		"  --root-hash=HEX    (dm-verity) the trusted root hash veritysetup printed\n"
+		"  --root-hash-signature=FILE  (dm-verity) a PKCS#7 (DER) of the root hash's\n"
+		"                     hex text, checked against --trusted-cert as dm-verity\n"
+		"                     checks it (--require-signature: refuse none)\n"
 		"  --no-superblock    (dm-verity) no superblock: the parameters are these:\n"
 		"  --hash=ALG         (dm-verity, no superblock) sha256 (default) or sha512\n"
 		"  --data-block-size=N, --hash-block-size=N  (dm-verity, no superblock)\n"

@@ -213,6 +213,7 @@ enum verity_dmv_opt {
 	VERITY_OPT_HASH_BLOCK_SIZE,
 	VERITY_OPT_DATA_BLOCKS,
 	VERITY_OPT_SALT,
+	VERITY_OPT_ROOT_HASH_SIGNATURE,
 };
 
 #define VERITY_DMV_OPTIONS \
@@ -227,7 +228,9 @@ enum verity_dmv_opt {
 	{ "hash-block-size", required_argument, NULL, \
 	  VERITY_OPT_HASH_BLOCK_SIZE }, \
 	{ "data-blocks", required_argument, NULL, VERITY_OPT_DATA_BLOCKS }, \
-	{ "salt", required_argument, NULL, VERITY_OPT_SALT }
+	{ "salt", required_argument, NULL, VERITY_OPT_SALT }, \
+	{ "root-hash-signature", required_argument, NULL, \
+	  VERITY_OPT_ROOT_HASH_SIGNATURE }
 
 /* verity_read.c: the target's queue ops. */
 int verity_queue_init(struct vublk_queue *q);
@@ -243,7 +246,8 @@ unsigned verity_max_tree_blocks(const struct vublk_tgt *t);
  * the checks of init; what the options hold, freed. */
 int verity_parse_digest(struct verity_tgt *vt, const char *arg);
 int verity_add_trusted_cert(struct verity_tgt *vt, const char *arg);
-int verity_read_signature(struct verity_tgt *vt, const char *arg);
+int verity_read_signature(struct verity_tgt *vt, const char *option,
+			  const char *arg);
 int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt);
 const char *verity_signature_status(const struct verity_tgt *vt);
 void verity_trust_release(struct verity_tgt *vt);

@@ -153,6 +153,8 @@ int verity_dmv_parse_opt(struct verity_tgt *vt, int opt, const char *arg)
 	case VERITY_OPT_NO_SUPERBLOCK:
 		d->cfg.no_superblock = true;
 		return 0;
+	case VERITY_OPT_ROOT_HASH_SIGNATURE:
+		return verity_read_signature(vt, "--root-hash-signature", arg);
 	default:
 		return verity_dmv_parse_param(d, opt, arg);
 	}
@@ -166,12 +168,12 @@ static int verity_dmv_check_options(struct vublk_tgt *t,
 
 	if (!d->on) {
 		if (d->given)
-			vublk_error("--hash-device, --hash-offset, --root-hash, --no-superblock, --hash, --salt and the block options describe a dm-verity image: add --format=dm-verity");
+			vublk_error("--hash-device, --hash-offset, --root-hash, --root-hash-signature, --no-superblock, --hash, --salt and the block options describe a dm-verity image: add --format=dm-verity");
 		return d->given ? -EINVAL : 0;
 	}
-	if (vt->have_digest || vt->f2fs_file || vt->sig.trust ||
-	    vt->sig.given || vt->sig.require) {
-		vublk_error("--digest, --f2fs-file, --trusted-cert, --signature and --require-signature are for fs-verity images, not --format=dm-verity (its trust is --root-hash)");
+	if (vt->have_digest || vt->f2fs_file ||
+	    (vt->sig.given && !vt->sig.given_option)) {
+		vublk_error("--digest, --f2fs-file and --signature are for fs-verity images, not --format=dm-verity (its trust is --root-hash, and --root-hash-signature with --trusted-cert)");
 		return -EINVAL;
 	}
 	if (!d->root_len) {

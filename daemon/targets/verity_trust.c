@@ -47,19 +47,28 @@ int verity_add_trusted_cert(struct verity_tgt *vt, const char *arg)
 
 /* --signature=FILE: a detached signature, checked instead of the one
  * embedded in the image. */
-int verity_read_signature(struct verity_tgt *vt, const char *arg)
+/* --signature, or dm-verity's --root-hash-signature (option). */
+int verity_read_signature(struct verity_tgt *vt, const char *option,
+			  const char *arg)
 {
+	bool dmv = !strcmp(option, "--root-hash-signature");
 	int err;
 
 	if (vt->sig.given) {
-		vublk_error("--signature given twice: give one signature file");
+		vublk_error("%s given after %s: give one signature file",
+			    option, vt->sig.given_option ?
+			    vt->sig.given_option : "--signature");
 		return -EINVAL;
 	}
 	err = sig_policy_read_signature(&vt->sig, arg);
-	if (!err)
+	if (!err) {
+		vt->sig.given_option = dmv ? "--root-hash-signature" : NULL;
 		return 0;
-	vublk_error("bad --signature value '%s': %s (give the file that vublk-verity sign --out or fsverity sign wrote)",
-		    arg, sig_strerror(err));
+	}
+	vublk_error("bad %s value '%s': %s (give the file that %s)", option,
+		    arg, sig_strerror(err), dmv ?
+		    "openssl smime -sign -binary -noattr -nocerts -outform der wrote over the root hash's hex text, as for veritysetup --root-hash-signature" :
+		    "vublk-verity sign --out or fsverity sign wrote");
 	return -EINVAL;
 }
 
@@ -94,17 +103,20 @@ static int verity_check_digest(struct vublk_tgt *t, struct verity_tgt *vt,
 	return -EPERM;
 }
 
-/* The builtin signature: sig_check() under the options, one line. */
+/*
+ * The signature of content (the formatted digest, or dm-verity's hex
+ * root hash): sig_check_content() under the options, one line.
+ */
 static int verity_check_signature(struct vublk_tgt *t, struct verity_tgt *vt,
-				  const uint8_t *digest)
+				  const void *content, size_t content_len,
+				  const uint8_t *embedded, size_t embedded_len)
 {
 	struct sig_result res;
 	char line[1024];
 	int ret;
 
-	ret = sig_check(&vt->sig, vt->img.params.hash_alg, digest,
-			vt->img.desc + MERKLE_DESCRIPTOR_SIZE, vt->img.sig_size,
-			&res);
+	ret = sig_check_content(&vt->sig, content, content_len, embedded,
+				embedded_len, &res);
 	switch (sig_explain(ret, &vt->sig, &res, line, sizeof(line))) {
 	case SIG_NOTE_ERROR:
 		vublk_error("verity image %s: %s", t->backing_file, line);
@@ -123,6 +135,24 @@ static int verity_check_signature(struct vublk_tgt *t, struct verity_tgt *vt,
 	return 0;
 }
 
+/* fs-verity's builtin signature, of the formatted digest. */
+static int verity_check_formatted(struct vublk_tgt *t, struct verity_tgt *vt,
+				  const uint8_t *digest)
+{
+	uint8_t formatted[12 + MERKLE_MAX_DIGEST_SIZE];
+	int len = merkle_formatted_digest(vt->img.params.hash_alg, digest,
+					  formatted);
+
+	if (len < 0) {
+		vublk_error("cannot check the signature of %s: %s",
+			    t->backing_file, merkle_strerror(len));
+		return -EINVAL;
+	}
+	return verity_check_signature(t, vt, formatted, (size_t)len,
+				      vt->img.desc + MERKLE_DESCRIPTOR_SIZE,
+				      vt->img.sig_size);
+}
+
 int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt)
 {
 	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
@@ -130,11 +160,13 @@ int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt)
 	unsigned alg = vt->img.params.hash_alg;
 	int err;
 
-	/* dm-verity: the --root-hash given is the anchor, as in its table;
-	 * the tree is checked against it as it is read. */
+	/* dm-verity: the --root-hash given is the anchor, as in its table
+	 * (the tree is checked against it as it is read), and what a
+	 * --root-hash-signature signs, as lowercase hex text. */
 	if (vt->dmv.on) {
-		vt->sig_status = SIG_STATUS_UNSIGNED;
-		return 0;
+		vt->sig.given_option = "--root-hash-signature";
+		verity_hex(vt->img.root_hash, merkle_digest_size(alg), hex);
+		return verity_check_signature(t, vt, hex, strlen(hex), NULL, 0);
 	}
 	err = merkle_descriptor_digest((const struct merkle_descriptor *)
 				       vt->img.desc, digest);
@@ -145,7 +177,7 @@ int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt)
 	}
 	err = verity_check_digest(t, vt, digest);
 	if (!err)
-		err = verity_check_signature(t, vt, digest);
+		err = verity_check_formatted(t, vt, digest);
 	if (err || vt->have_digest || vt->sig_status == SIG_STATUS_VERIFIED)
 		return err;
 	/* Neither pins it: whoever wrote it is trusted.  Say so. */

@@ -45,6 +45,22 @@ int sig_check(const struct sig_policy *p, unsigned hash_alg,
 	      const uint8_t *digest, const uint8_t *embedded,
 	      size_t embedded_len, struct sig_result *res)
 {
+	uint8_t formatted[12 + MERKLE_MAX_DIGEST_SIZE];
+	int len = merkle_formatted_digest(hash_alg, digest, formatted);
+
+	if (len < 0) {
+		res->signer = -1;
+		res->detail[0] = '\0';
+		return len;
+	}
+	return sig_check_content(p, formatted, (size_t)len, embedded,
+				 embedded_len, res);
+}
+
+int sig_check_content(const struct sig_policy *p, const void *content,
+		      size_t content_len, const uint8_t *embedded,
+		      size_t embedded_len, struct sig_result *res)
+{
 	const uint8_t *sig = p->given ? p->given :
 			     embedded_len ? embedded : NULL;
 	size_t len = p->given ? p->given_len : embedded_len;
@@ -57,7 +73,8 @@ int sig_check(const struct sig_policy *p, unsigned hash_alg,
 	if (!sig_trust_count(p->trust))
 		return p->given || p->require ? SIG_E_NO_TRUST :
 		       SIG_STATUS_UNCHECKED;
-	err = sig_verify(p->trust, hash_alg, digest, sig, len, res);
+	err = sig_verify_content(p->trust, content, content_len, sig, len,
+				 res);
 	return err ? err : SIG_STATUS_VERIFIED;
 }
 
@@ -94,7 +111,10 @@ static enum sig_note explain_error(int ret, const char *which,
 				   const struct sig_result *res, char *buf,
 				   size_t len)
 {
-	if (ret == SIG_E_REQUIRED)
+	if (ret == SIG_E_REQUIRED && p->given_option)
+		snprintf(buf, len, "no %s given, and --require-signature was given (dm-verity: CONFIG_DM_VERITY_VERIFY_ROOTHASH_SIG_FORCE refuses it too)",
+			 p->given_option);
+	else if (ret == SIG_E_REQUIRED)
 		snprintf(buf, len, "unsigned, and --require-signature was given (the kernel: EPERM with require_signatures=1): sign it (vublk-verity sign --embed) or give --signature=FILE");
 	else if (ret == SIG_E_NO_TRUST)
 		snprintf(buf, len, "%s can't be checked: no --trusted-cert given%s",
@@ -111,8 +131,11 @@ enum sig_note sig_explain(int ret, const struct sig_policy *p,
 			  const struct sig_result *res, char *buf,
 			  size_t len)
 {
-	const char *which = p->given ? "the --signature file" :
-			    "the embedded signature";
+	char which[64] = "the embedded signature";
+
+	if (p->given)
+		snprintf(which, sizeof(which), "the %s file",
+			 p->given_option ? p->given_option : "--signature");
 
 	buf[0] = '\0';
 	if (ret < 0)

@@ -41,7 +41,7 @@ static const char *const sig_error_text[] = {
 	[SIG_E_ATTRIBUTES - SIG_E_NOT_KEY] =
 		"signed attributes refused (the kernel: EBADMSG, EKEYREJECTED or EINVAL)",
 	[SIG_E_MESSAGE_DIGEST - SIG_E_NOT_KEY] =
-		"messageDigest attribute is not the hash of this image's formatted digest (the kernel: EKEYREJECTED)",
+		"messageDigest attribute is not the hash of what is signed (this image's formatted digest, or root hash) (the kernel: EKEYREJECTED)",
 	[SIG_E_SIGNING_TIME - SIG_E_NOT_KEY] =
 		"signed outside the validity of the certificate it carries (the kernel: EKEYREJECTED)",
 	[SIG_E_CARRIED_CERT - SIG_E_NOT_KEY] =

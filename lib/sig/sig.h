@@ -30,6 +30,12 @@
  *    chain: a signer certificate carried in the signature and issued by
  *    a trusted one is not trusted (the kernel's pkcs7_validate_trust_one()
  *    would accept it; docs/SECURITY.md lists every difference).
+ *  - dm-verity's root hash signatures are the same PKCS#7, detached over
+ *    the root hash as lowercase hex text (drivers/md/dm-verity-verify-sig.c:
+ *    verity_verify_root_hash() gets the table's hex string, which
+ *    veritysetup writes in lowercase), checked by the same kernel code
+ *    against its keyring: sig_verify_content() and sig_check_content()
+ *    take such content.
  *  - Like the kernel, nothing here looks at the clock or at key usage:
  *    an expired, not yet valid or wrong-usage certificate verifies.
  *    struct sig_cert_info says so, for the caller to warn.
@@ -156,6 +162,13 @@ int sig_verify(const struct sig_trust *t, unsigned hash_alg,
 	       const uint8_t *digest, const void *sig, size_t sig_len,
 	       struct sig_result *res);
 
+/* The same over any signed content (content_len bytes): sig_verify() is
+ * this over the formatted digest; a dm-verity root hash signature, over
+ * the hex root hash. */
+int sig_verify_content(const struct sig_trust *t, const void *content,
+		       size_t content_len, const void *sig, size_t sig_len,
+		       struct sig_result *res);
+
 /*
  * Sign the file digest (hash_alg, digest) with the PEM private key in
  * key_path and the PEM certificate in cert_path (fsverity-utils: the key
@@ -187,6 +200,9 @@ struct sig_policy {
 	uint8_t *given;
 	size_t given_len;
 	bool require;
+	/* The option that gives a signature, for messages: NULL is
+	 * "--signature" (dm-verity's is "--root-hash-signature"). */
+	const char *given_option;
 };
 
 /* --trusted-cert=path: sig_trust_add_file() into p->trust (made on first
@@ -218,6 +234,12 @@ enum sig_status {
 int sig_check(const struct sig_policy *p, unsigned hash_alg,
 	      const uint8_t *digest, const uint8_t *embedded,
 	      size_t embedded_len, struct sig_result *res);
+
+/* The same for any signed content (sig_verify_content()), such as a
+ * dm-verity root hash, which has nothing embedded. */
+int sig_check_content(const struct sig_policy *p, const void *content,
+		      size_t content_len, const uint8_t *embedded,
+		      size_t embedded_len, struct sig_result *res);
 
 /* How the caller should show sig_explain()'s line. */
 enum sig_note {

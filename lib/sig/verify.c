@@ -210,17 +210,29 @@ int sig_verify(const struct sig_trust *t, unsigned hash_alg,
 	       struct sig_result *res)
 {
 	uint8_t formatted[12 + MERKLE_MAX_DIGEST_SIZE];
+	int len = merkle_formatted_digest(hash_alg, digest, formatted);
+
+	if (len < 0) {
+		res->signer = -1;
+		res->detail[0] = '\0';
+		return len;
+	}
+	return sig_verify_content(t, formatted, (size_t)len, sig, sig_len,
+				  res);
+}
+
+int sig_verify_content(const struct sig_trust *t, const void *content,
+		       size_t content_len, const void *sig, size_t sig_len,
+		       struct sig_result *res)
+{
 	struct sig_message m;
-	int len, err;
+	int err;
 
 	res->signer = -1;
 	res->detail[0] = '\0';
-	len = merkle_formatted_digest(hash_alg, digest, formatted);
-	if (len < 0)
-		return len;
 	err = sig_message_parse(&m, sig, sig_len, res);
 	if (!err)
-		err = verify_signers(&m, formatted, (size_t)len, res);
+		err = verify_signers(&m, content, content_len, res);
 	if (!err)
 		err = validate_trust(&m, t, res);
 	if (err)

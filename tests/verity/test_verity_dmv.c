@@ -221,6 +221,78 @@ static void test_tuning(const char *root)
 	unlink(bad);
 }
 
+/*
+ * --root-hash-signature: a PKCS#7 over the root hash's hex text, made as
+ * the kernel's dm-verity documentation makes it (openssl smime -sign
+ * -nocerts -noattr -binary), checked against --trusted-cert as dm-verity
+ * checks it against its keyring.
+ */
+static void test_root_hash_signature(const char *root)
+{
+	char cmd[2048], opt_sig[320], opt_cert[320], opt_other[320];
+	char opt_hash[320], opt_root[200], upper[160];
+	const char *opts[] = { "format=dm-verity", opt_hash, opt_root,
+			       opt_sig, opt_cert, NULL, NULL };
+	struct vt_dev d;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && for k in good other; do openssl req -x509 -newkey rsa:2048 -nodes -keyout $k.key -out $k.crt -days 30 -subj /CN=vublk-test-$k >/dev/null 2>&1 || exit 1; done && "
+		 "printf %%s %s >root.txt && "
+		 "openssl smime -sign -nocerts -noattr -binary -in root.txt -inkey good.key -signer good.crt -outform der -out root.sig && "
+		 "openssl smime -sign -nocerts -noattr -binary -in root.txt -inkey other.key -signer other.crt -outform der -out other.sig && "
+		 "tr a-f A-F <root.txt >upper.txt && "
+		 "openssl smime -sign -nocerts -noattr -binary -in upper.txt -inkey good.key -signer good.crt -outform der -out upper.sig",
+		 dir, root);
+	if (system(cmd)) {
+		CHECK(0, "openssl could not make the test signatures");
+		return;
+	}
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s/hash", dir);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	snprintf(opt_sig, sizeof(opt_sig), "root-hash-signature=%s/root.sig",
+		 dir);
+	snprintf(opt_cert, sizeof(opt_cert), "trusted-cert=%s/good.crt", dir);
+	snprintf(opt_other, sizeof(opt_other), "trusted-cert=%s/other.crt",
+		 dir);
+
+	ret = vt_dev_open(&d, data_path, opts);
+	CHECK(ret == 0 && d.ready && vt_dev_read(&d, 0, 4096, 0) == 4096,
+	      "a good signature: init %d", ret);
+	vt_dev_close(&d);
+	/* The root hash typed in upper case is the same root hash. */
+	snprintf(upper, sizeof(upper), "%s", root);
+	for (char *c = upper; *c; c++)
+		*c = (char)(*c >= 'a' && *c <= 'f' ? *c - 'a' + 'A' : *c);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", upper);
+	CHECK(vt_dev_open(&d, data_path, opts) == 0,
+	      "an upper-case --root-hash with a good signature");
+	vt_dev_close(&d);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+
+	/* Signed by another key; over the upper-case text; no certificate;
+	 * none with --require-signature. */
+	opts[4] = opt_other;
+	check_refused("signature by an untrusted key", data_path, opts,
+		      -EPERM);
+	opts[4] = opt_cert;
+	snprintf(opt_sig, sizeof(opt_sig), "root-hash-signature=%s/upper.sig",
+		 dir);
+	check_refused("signature of the upper-case hex", data_path, opts,
+		      -EPERM);
+	opts[4] = NULL;
+	check_refused("a signature without --trusted-cert", data_path, opts,
+		      -EINVAL);
+	opts[3] = opt_cert;
+	opts[4] = "require-signature";
+	check_refused("--require-signature without a signature", data_path,
+		      opts, 0);
+	/* The other signature file of the wrong format. */
+	opts[3] = "signature=/dev/null";
+	opts[4] = NULL;
+	check_refused("--signature with dm-verity", data_path, opts, 0);
+}
+
 /* A superblock image in a separate hash file, 4 KiB blocks. */
 static void test_superblock(void)
 {
@@ -236,6 +308,7 @@ static void test_superblock(void)
 	check_reads("superblock", data_path, opts, 4096, 0, 0);
 	snprintf(good_root, sizeof(good_root), "%s", root);
 	test_tuning(good_root);
+	test_root_hash_signature(good_root);
 
 	/* Data block 7 flipped: block 7 only. */
 	snprintf(bad, sizeof(bad), "%s/data.bad", dir);
