@@ -723,9 +723,7 @@ static int add_main(struct add_args *a, int argc, char **argv)
 		ret = add_detach(a);
 	else
 		ret = add_run_server(a, &r);
-	if (a->tgt.priv && a->ops->free_options)
-		a->ops->free_options(&a->tgt);
-	free(a->tgt.priv);
+	vublk_tgt_free_priv(&a->tgt);
 	return ret;
 }
 

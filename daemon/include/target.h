@@ -31,6 +31,7 @@
 #include <liburing.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "log.h"
 
@@ -224,5 +225,17 @@ void vublk_stat_str(struct vublk_stats_out *out, const char *name,
 		    const char *value);
 void vublk_stat_bool(struct vublk_stats_out *out, const char *name,
 		     bool value);
+
+/*
+ * What every owner of a target's parsed options does last, whether init
+ * ran (and deinit since) or not: free_options, then the private data.
+ */
+static inline void vublk_tgt_free_priv(struct vublk_tgt *t)
+{
+	if (t->priv && t->ops->free_options)
+		t->ops->free_options(t);
+	free(t->priv);
+	t->priv = NULL;
+}
 
 #endif /* VUBLK_TARGET_H */

@@ -243,7 +243,8 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 	return 0;
 }
 
-/* The certificates and signature read when parsed (verity_trust.c). */
+/* The certificates and signature read when parsed (verity_trust.c):
+ * released here only, after deinit or without init. */
 static void verity_free_options(struct vublk_tgt *t)
 {
 	verity_trust_release(t->priv);
@@ -262,7 +263,6 @@ static void verity_release(struct verity_tgt *vt)
 	free(vt->checked);
 	verity_dmv_close(vt);
 	verity_close_image(vt);
-	verity_trust_release(vt);
 	verity_ratelimit_destroy(&vt->ratelimit);
 }
 

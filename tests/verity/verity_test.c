@@ -248,8 +248,7 @@ int vt_dev_open_io(struct vt_dev *d, const char *image,
 	d->ready = true;
 	return 0;
 fail:
-	free(d->tgt.priv);
-	d->tgt.priv = NULL;
+	vublk_tgt_free_priv(&d->tgt);
 	nbd_server_stop(&d->server);
 	return ret;
 }
@@ -261,7 +260,7 @@ void vt_dev_close(struct vt_dev *d)
 	inproc_queue_exit(&d->iq);
 	d->tgt.ops->deinit(&d->tgt);
 	munmap(d->bufs, (size_t)VT_DEPTH * VT_MAX_IO);
-	free(d->tgt.priv);
+	vublk_tgt_free_priv(&d->tgt);
 	nbd_server_stop(&d->server);
 	d->ready = false;
 }

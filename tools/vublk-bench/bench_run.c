@@ -53,10 +53,8 @@ static int bench_target_setup(struct bench_run *r,
 		err = bench_target_opt(t, *o);
 	if (!err)
 		err = t->ops->init(t);
-	if (err) {
-		free(t->priv);
-		t->priv = NULL;
-	}
+	if (err)
+		vublk_tgt_free_priv(t);
 	return err;
 }
 
@@ -188,7 +186,6 @@ void bench_run_close(struct bench_run *r)
 	r->bufs = NULL;
 	if (r->tgt.priv) {
 		r->tgt.ops->deinit(&r->tgt);
-		free(r->tgt.priv);
-		r->tgt.priv = NULL;
+		vublk_tgt_free_priv(&r->tgt);
 	}
 }
