@@ -78,7 +78,7 @@ static int copy(const char *from, const char *to)
 }
 
 /*
- * Open DATA with opts (NULL-terminated), read it all in 16 KiB requests
+ * Open DATA with opts (NULL-terminated), read it all block by block
  * and count blocks whose read disagrees: reads of blocks [bad_lo, bad_hi)
  * must fail with EIO, the others return the data.
  */
@@ -91,7 +91,9 @@ static void check_reads(const char *what, const char *image,
 	int ret = vt_dev_open(&d, image, opts);
 
 	CHECK(ret == 0, "%s: init: %d", what, ret);
-	for (uint64_t b = 0; d.ready && b < data_size / bs; b++) {
+	/* The device's blocks: a superblock may say fewer than the file
+	 * has (the kernel sends nothing past the device's end). */
+	for (uint64_t b = 0; d.ready && b < d.tgt.dev_size / bs; b++) {
 		int res = vt_dev_read(&d, b * bs, bs, 0);
 		bool bad = b >= bad_lo && b < bad_hi;
 
@@ -293,6 +295,83 @@ static void test_root_hash_signature(const char *root)
 	check_refused("--signature with dm-verity", data_path, opts, 0);
 }
 
+/* Write len bytes of v at pos of path. */
+static int poke(const char *path, uint64_t pos, const void *v, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok = fd >= 0 && pwrite(fd, v, len, (off_t)pos) == (ssize_t)len;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Hostile superblocks (struct merkle_dmv_sb fields, little endian): each
+ * refused at init with one line, or, where the fields are valid but lie
+ * (a shorter salt, fewer data blocks), served with every read failing.
+ */
+static void test_hostile_superblocks(const char *root)
+{
+	static const struct {
+		const char *what;
+		uint64_t pos;
+		uint8_t bytes[8];
+		size_t len;
+		bool refused;
+	} cases[] = {
+		{ "version 2", 8, { 2 }, 4, true },
+		{ "hash type 0 (Chrome OS)", 12, { 0 }, 4, true },
+		{ "hash type 7", 12, { 7 }, 4, true },
+		{ "algorithm md5", 32, "md5", 4, true },
+		{ "algorithm sha1", 32, "sha1", 5, true },
+		{ "algorithm without NUL", 32, "sha256xx", 8, true },
+		{ "data block size 3", 64, { 3 }, 4, true },
+		{ "data block size 1 GiB", 64, { 0, 0, 0, 0x40 }, 4, true },
+		{ "hash block size 512", 68, { 0, 2 }, 4, true },
+		{ "data blocks 0", 72, { 0 }, 8, true },
+		{ "data blocks 2^60", 72, { 0, 0, 0, 0, 0, 0, 0, 0x10 }, 8,
+		  true },
+		{ "data blocks 2^64-1", 72, { 0xff, 0xff, 0xff, 0xff, 0xff,
+					       0xff, 0xff, 0xff }, 8, true },
+		{ "salt size 300", 80, { 0x2c, 0x01 }, 2, true },
+		{ "salt size 65535", 80, { 0xff, 0xff }, 2, true },
+		{ "signature", 0, "Verity", 6, true },
+		{ "salt size 16 (a lie)", 80, { 16 }, 2, false },
+		{ "data blocks 100 (a lie)", 72, { 100 }, 8, false },
+	};
+	char hash[300], bad[300], opt_hash[320], opt_root[200];
+	const char *opts[] = { "format=dm-verity", opt_hash, opt_root, NULL };
+
+	snprintf(hash, sizeof(hash), "%s/hash", dir);
+	snprintf(bad, sizeof(bad), "%s/hash.hostile", dir);
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", bad);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char what[100];
+
+		snprintf(what, sizeof(what), "hostile superblock: %s",
+			 cases[i].what);
+		if (copy(hash, bad) ||
+		    poke(bad, cases[i].pos, cases[i].bytes, cases[i].len)) {
+			CHECK(0, "%s: cannot write it", what);
+			continue;
+		}
+		if (cases[i].refused)
+			check_refused(what, data_path, opts, -EINVAL);
+		else
+			check_reads(what, data_path, opts, 4096, 0,
+				    cases[i].pos == 72 ? 100 : data_size / 4096);
+	}
+	/* A hash file that ends inside the superblock, or the tree. */
+	CHECK(copy(hash, bad) == 0 && truncate(bad, 300) == 0, "truncate");
+	check_refused("hash file of 300 bytes", data_path, opts, -EINVAL);
+	CHECK(truncate(bad, 3 * 4096) == 0, "truncate");
+	check_refused("hash file ending in the tree", data_path, opts,
+		      -EINVAL);
+	unlink(bad);
+}
+
 /* A superblock image in a separate hash file, 4 KiB blocks. */
 static void test_superblock(void)
 {
@@ -309,6 +388,7 @@ static void test_superblock(void)
 	snprintf(good_root, sizeof(good_root), "%s", root);
 	test_tuning(good_root);
 	test_root_hash_signature(good_root);
+	test_hostile_superblocks(good_root);
 
 	/* Data block 7 flipped: block 7 only. */
 	snprintf(bad, sizeof(bad), "%s/data.bad", dir);
