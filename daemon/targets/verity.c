@@ -171,7 +171,9 @@ static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 	uint64_t size = vt->img.layout.data_size;
 	unsigned shift;
 
-	vt->log_bs = vt->img.params.log_blocksize;
+	vt->log_tree_bs = vt->img.params.log_blocksize;
+	vt->log_bs = vt->img.params.log_data_blocksize ?
+		     vt->img.params.log_data_blocksize : vt->log_tree_bs;
 	if (size == 0 || size % 512) {
 		vublk_error("verity image %s holds %" PRIu64 " bytes of data, not a positive multiple of 512: a block device cannot expose that (seal an image whose data size is a multiple of 512)",
 			    t->backing_file, size);
@@ -211,8 +213,9 @@ static int verity_alloc_checked(struct verity_tgt *vt)
 static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 {
 	uint64_t queues = t->nr_queues ? t->nr_queues : 1;
-	uint64_t min = queues * verity_max_tree_blocks(t) << vt->log_bs;
-	uint64_t budget = vt->cache_blocks ? vt->cache_blocks << vt->log_bs :
+	uint64_t min = queues * verity_max_tree_blocks(t) << vt->log_tree_bs;
+	uint64_t budget = vt->cache_blocks ?
+			  vt->cache_blocks << vt->log_tree_bs :
 			  vt->cache_bytes ? vt->cache_bytes :
 			  (uint64_t)VERITY_DEFAULT_CACHE_MB << 20;
 	int err;
@@ -386,9 +389,10 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     hex text, checked against --trusted-cert as dm-verity\n"
 		"                     checks it (--require-signature: refuse none)\n"
 		"  --no-superblock    (dm-verity) no superblock: the parameters are these:\n"
-		"  --hash=ALG         (dm-verity, no superblock) sha256 (default) or sha512\n"
+		"  --hash=ALG         (dm-verity, no superblock) sha256 (default), sha512,\n"
+		"                     sha1 or sha384\n"
 		"  --data-block-size=N, --hash-block-size=N  (dm-verity, no superblock)\n"
-		"                     equal powers of 2 from 512 (default 4096)\n"
+		"                     powers of 2 from 512 to 65536 (default 4096)\n"
 		"  --data-blocks=N    (dm-verity, no superblock) default: all of IMAGE\n"
 		"  --salt=HEX         (dm-verity, no superblock) up to 256 bytes; - is none\n",
 	.priv_size = sizeof(struct verity_tgt),

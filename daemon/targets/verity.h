@@ -113,7 +113,9 @@ struct verity_tgt {
 
 	struct f2fslayout_image img;	/* the metadata, either format's */
 	bool img_ready;
-	unsigned log_bs;		/* Merkle block size, log2 */
+	unsigned log_bs;		/* data block size, log2 */
+	unsigned log_tree_bs;		/* hash block size, log2 (dm-verity:
+					 * may differ) */
 	struct merkle_cache *cache;	/* shared by all queues */
 	struct merkle_tree *tree;	/* opened without read_tree */
 

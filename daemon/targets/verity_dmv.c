@@ -84,7 +84,7 @@ static int verity_dmv_parse_param(struct verity_dmv *d, int opt,
 	case VERITY_OPT_HASH:
 		alg = merkle_parse_hash_alg(arg);
 		if (alg < 0) {
-			vublk_error("bad --hash value '%s': vublk serves sha256 and sha512",
+			vublk_error("bad --hash value '%s': vublk serves sha256, sha512, sha1 and sha384",
 				    arg);
 			return -EINVAL;
 		}
@@ -93,22 +93,11 @@ static int verity_dmv_parse_param(struct verity_dmv *d, int opt,
 	case VERITY_OPT_DATA_BLOCK_SIZE:
 		d->given |= VERITY_DMV_GIVEN_DATA_BS;
 		return verity_dmv_block_size("--data-block-size", arg,
-					     &c->log_blocksize);
-	case VERITY_OPT_HASH_BLOCK_SIZE: {
-		unsigned log;
-
+					     &c->log_data_blocksize);
+	case VERITY_OPT_HASH_BLOCK_SIZE:
 		d->given |= VERITY_DMV_GIVEN_HASH_BS;
-		if (verity_dmv_block_size("--hash-block-size", arg, &log))
-			return -EINVAL;
-		if ((d->given & VERITY_DMV_GIVEN_DATA_BS) &&
-		    log != c->log_blocksize) {
-			vublk_error("--hash-block-size=%s differs from --data-block-size: vublk serves dm-verity images whose two block sizes are equal",
-				    arg);
-			return -EINVAL;
-		}
-		c->log_blocksize = log;
-		return 0;
-	}
+		return verity_dmv_block_size("--hash-block-size", arg,
+					     &c->log_blocksize);
 	case VERITY_OPT_DATA_BLOCKS:
 		return vublk_parse_u64("--data-blocks", arg, 1, UINT64_MAX,
 				       &c->data_blocks) < 0 ? -EINVAL : 0;
@@ -192,7 +181,9 @@ static int verity_dmv_check_options(struct vublk_tgt *t,
 	/* veritysetup's defaults */
 	if (!d->cfg.hash_alg)
 		d->cfg.hash_alg = MERKLE_HASH_SHA256;
-	if (!(d->given & (VERITY_DMV_GIVEN_DATA_BS | VERITY_DMV_GIVEN_HASH_BS)))
+	if (!(d->given & VERITY_DMV_GIVEN_DATA_BS))
+		d->cfg.log_data_blocksize = 12;
+	if (!(d->given & VERITY_DMV_GIVEN_HASH_BS))
 		d->cfg.log_blocksize = 12;
 	return 0;
 }

@@ -176,9 +176,10 @@ int verity_open_file(struct vublk_tgt *t, struct verity_tgt *vt)
 	uint64_t want = vt->img.layout.image_size;
 	int err;
 
-	if (vt->direct && vt->log_bs < 12) {
-		vublk_error("verity image %s has %u-byte Merkle blocks: --direct needs at least 4096 (drop --direct)",
-			    t->backing_file, 1U << vt->log_bs);
+	if (vt->direct && (vt->log_bs < 12 || vt->log_tree_bs < 12)) {
+		vublk_error("verity image %s has %u-byte data and %u-byte hash blocks: --direct needs at least 4096 (drop --direct)",
+			    t->backing_file, 1U << vt->log_bs,
+			    1U << vt->log_tree_bs);
 		return -EINVAL;
 	}
 	if (vt->f2fs_file) {

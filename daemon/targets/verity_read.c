@@ -213,7 +213,8 @@ static void verity_count_tree_read(struct verity_tgt *vt,
 				   const struct verity_io *io, uint64_t off,
 				   uint32_t len)
 {
-	uint64_t first = off >> vt->log_bs, count = len >> vt->log_bs;
+	uint64_t first = off >> vt->log_tree_bs;
+	uint64_t count = len >> vt->log_tree_bs;
 
 	verity_count(&vt->counters.tree_reads, 1);
 	verity_count(&vt->counters.tree_blocks_read, count);
@@ -330,8 +331,8 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 		io->pending++;
 		return;
 	}
-	for (uint64_t b = off + (1U << vt->log_bs); b < end;
-	     b += 1U << vt->log_bs) {
+	for (uint64_t b = off + (1U << vt->log_tree_bs); b < end;
+	     b += 1U << vt->log_tree_bs) {
 		if (verity_busy_tree_read(q, b)) {
 			end = b;
 			break;

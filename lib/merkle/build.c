@@ -63,8 +63,8 @@ static int merkle_builder_flush_level(struct merkle_builder *b,
 		if (err)
 			return err;
 	}
-	err = merkle_hasher_hash_blocks(&b->hasher, b->pending[level], 1,
-					digest);
+	err = merkle_hasher_hash_tree_block(&b->hasher, b->pending[level],
+					    digest);
 	if (err)
 		return err;
 	return merkle_builder_add_digest(b, level + 1, digest);
@@ -79,13 +79,17 @@ static int merkle_builder_add_digest(struct merkle_builder *b,
 				     unsigned level, const uint8_t *digest)
 {
 	const unsigned ds = b->geo.digest_size;
+	uint8_t *slot;
 
 	if (level == b->geo.num_levels) {
 		memcpy(b->root_hash, digest, ds);
 		return 0;
 	}
-	memcpy(b->pending[level] + b->pending_len[level], digest, ds);
-	b->pending_len[level] += ds;
+	/* A hash fills its stride, zero-padded (dm-verity's SHA-1). */
+	slot = b->pending[level] + b->pending_len[level];
+	memcpy(slot, digest, ds);
+	memset(slot + ds, 0, b->geo.hash_stride - ds);
+	b->pending_len[level] += b->geo.hash_stride;
 	if (b->pending_len[level] == b->geo.block_size)
 		return merkle_builder_flush_level(b, level);
 	return 0;
@@ -124,26 +128,26 @@ static int64_t merkle_hash_chunk(const struct merkle_builder *b,
 	const struct merkle_geometry *g = &b->geo;
 	uint64_t first = chunk * b->chunk_blocks;
 	uint64_t nblocks = g->data_blocks - first;
-	uint64_t off = first * g->block_size;
+	uint64_t off = first * g->data_block_size;
 	uint64_t len;
 	int err;
 
 	if (nblocks > b->chunk_blocks)
 		nblocks = b->chunk_blocks;
-	len = nblocks * g->block_size;
+	len = nblocks * g->data_block_size;
 	if (len > b->params->data_size - off)
 		len = b->params->data_size - off;
 	err = b->read_data(b->read_ctx, buf, len, off);
 	if (err)
 		return err;
-	memset(buf + len, 0, nblocks * g->block_size - len);
+	memset(buf + len, 0, nblocks * g->data_block_size - len);
 	err = merkle_hasher_hash_blocks(h, buf, nblocks, digests);
 	return err ? err : (int64_t)nblocks;
 }
 
 static int merkle_build_serial(struct merkle_builder *b)
 {
-	uint8_t *buf = malloc(b->chunk_blocks * b->geo.block_size);
+	uint8_t *buf = malloc(b->chunk_blocks * b->geo.data_block_size);
 	uint8_t *digests = malloc(b->chunk_blocks * b->geo.digest_size);
 	int64_t n = 0;
 	int err = 0;
@@ -239,7 +243,7 @@ static void *merkle_worker(void *arg)
 		merkle_pool_fail(pool, err);
 		return NULL;
 	}
-	buf = malloc(pool->b->chunk_blocks * pool->b->geo.block_size);
+	buf = malloc(pool->b->chunk_blocks * pool->b->geo.data_block_size);
 	err = buf ? merkle_worker_loop(pool, &h, buf) : MERKLE_E_NOMEM;
 	if (err)
 		merkle_pool_fail(pool, err);
@@ -379,7 +383,7 @@ static int merkle_builder_init(struct merkle_builder *b,
 	err = merkle_geometry_init(&b->geo, p);
 	if (err)
 		return err;
-	b->chunk_blocks = MERKLE_BUILD_CHUNK_BYTES / b->geo.block_size;
+	b->chunk_blocks = MERKLE_BUILD_CHUNK_BYTES / b->geo.data_block_size;
 	b->nchunks = (b->geo.data_blocks + b->chunk_blocks - 1) /
 		     b->chunk_blocks;
 	err = merkle_hasher_init(&b->hasher, p);

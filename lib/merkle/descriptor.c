@@ -119,7 +119,7 @@ int merkle_formatted_digest(unsigned hash_alg, const uint8_t *digest,
 	uint16_t alg_le = htole16((uint16_t)hash_alg);
 	uint16_t size_le = htole16((uint16_t)digest_size);
 
-	if (digest_size == 0)
+	if (digest_size == 0 || !merkle_hash_alg_fsverity(hash_alg))
 		return MERKLE_E_BAD_ALG;
 	memcpy(out, "FSVerity", 8);
 	memcpy(out + 8, &alg_le, 2);

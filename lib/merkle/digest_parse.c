@@ -62,7 +62,7 @@ static int parse_hash_alg_number(const char *text)
 		if (n > UINT8_MAX)
 			return MERKLE_E_BAD_ALG;
 	}
-	if (*text != '\0' || !merkle_hash_alg_name(n))
+	if (*text != '\0' || !merkle_hash_alg_fsverity(n))
 		return MERKLE_E_BAD_ALG;
 	return (int)n;
 }
@@ -91,8 +91,8 @@ int merkle_parse_digest(const char *text, unsigned *hash_alg,
 	memcpy(alg_text, text, alg_len);
 	alg_text[alg_len] = '\0';
 	alg = merkle_parse_hash_alg(alg_text);
-	if (alg < 0)
-		return alg;
+	if (alg < 0 || !merkle_hash_alg_fsverity((unsigned)alg))
+		return MERKLE_E_BAD_ALG;
 	/*
 	 * Length before content: a digest cut short, or pasted with more
 	 * (a whole "ALG:HEX FILE" line), is the likelier mistake.

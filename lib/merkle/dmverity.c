@@ -54,8 +54,6 @@ int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
 	log_hash = merkle_dmv_log_blocksize(le32toh(sb.hash_block_size));
 	if (log_data < 0 || log_hash < 0)
 		return MERKLE_E_DMV_BLOCKSIZE;
-	if (log_data != log_hash)
-		return MERKLE_E_DMV_BLOCK_SIZES;
 	alg = merkle_dmv_alg(&sb);
 	if (alg < 0)
 		return alg;
@@ -68,7 +66,8 @@ int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
 	memset(p, 0, sizeof(*p));
 	p->format = MERKLE_FORMAT_DMVERITY;
 	p->hash_alg = (unsigned)alg;
-	p->log_blocksize = (unsigned)log_data;
+	p->log_blocksize = (unsigned)log_hash;
+	p->log_data_blocksize = (unsigned)log_data;
 	p->salt_size = le16toh(sb.salt_size);
 	memcpy(p->salt, sb.salt, p->salt_size);
 	p->data_size = blocks << log_data;
@@ -102,16 +101,17 @@ static int merkle_dmv_from_config(const struct merkle_dmv_config *cfg,
 	p->format = MERKLE_FORMAT_DMVERITY;
 	p->hash_alg = cfg->hash_alg;
 	p->log_blocksize = cfg->log_blocksize;
+	p->log_data_blocksize = cfg->log_data_blocksize;
 	p->salt_size = cfg->salt_size;
 	memcpy(p->salt, cfg->salt, cfg->salt_size);
 	err = merkle_params_check(p);
 	if (err)
 		return err;
 	blocks = cfg->data_blocks ? cfg->data_blocks :
-		 data_dev_size >> cfg->log_blocksize;
-	if (!blocks || blocks > UINT64_MAX >> cfg->log_blocksize)
+		 data_dev_size >> cfg->log_data_blocksize;
+	if (!blocks || blocks > UINT64_MAX >> cfg->log_data_blocksize)
 		return MERKLE_E_DMV_DATA_BLOCKS;
-	p->data_size = blocks << cfg->log_blocksize;
+	p->data_size = blocks << cfg->log_data_blocksize;
 	return merkle_geometry_init(&g, p) ? MERKLE_E_DMV_DATA_BLOCKS : 0;
 }
 

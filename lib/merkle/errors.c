@@ -57,11 +57,9 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_DMV_HASH_TYPE - MERKLE_E_BAD_ALG] =
 		"dm-verity hash type is not 1 (type 0, Chrome OS's, is not served)",
 	[MERKLE_E_DMV_BAD_ALG - MERKLE_E_BAD_ALG] =
-		"dm-verity hash algorithm not served (vublk serves sha256 and sha512)",
+		"dm-verity hash algorithm not served (vublk serves sha256, sha512, sha1 and sha384)",
 	[MERKLE_E_DMV_BLOCKSIZE - MERKLE_E_BAD_ALG] =
 		"dm-verity block size must be a power of 2 from 512 to 65536",
-	[MERKLE_E_DMV_BLOCK_SIZES - MERKLE_E_BAD_ALG] =
-		"dm-verity data and hash block sizes differ (vublk serves equal ones, veritysetup's default)",
 	[MERKLE_E_DMV_SALT_SIZE - MERKLE_E_BAD_ALG] =
 		"dm-verity salt is longer than 256 bytes",
 	[MERKLE_E_DMV_DATA_BLOCKS - MERKLE_E_BAD_ALG] =
@@ -121,7 +119,6 @@ enum merkle_error_kind merkle_error_kind(int err)
 	case MERKLE_E_DIGEST_SIZE:
 	case MERKLE_E_DMV_HASH_TYPE:
 	case MERKLE_E_DMV_BAD_ALG:
-	case MERKLE_E_DMV_BLOCK_SIZES:
 	case MERKLE_E_DMV_HASH_OFFSET:
 	case MERKLE_E_DMV_OVERLAP:
 		return MERKLE_ERR_ARGUMENT;

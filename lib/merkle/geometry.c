@@ -20,11 +20,20 @@ int merkle_geometry_init(struct merkle_geometry *g,
 	memset(g, 0, sizeof(*g));
 	g->digest_size = merkle_digest_size(p->hash_alg);
 	g->block_size = 1u << p->log_blocksize;
-	/* Digest sizes are powers of 2, so hashes_per_block is too. */
-	g->hashes_per_block = g->block_size / g->digest_size;
-	g->log_arity = (unsigned)__builtin_ctz(g->hashes_per_block);
-	g->data_blocks = p->data_size / g->block_size +
-			 (p->data_size % g->block_size != 0);
+	g->data_block_size = p->log_data_blocksize ?
+			     1u << p->log_data_blocksize : g->block_size;
+	/*
+	 * A power of 2 of hashes per block, each in an equal stride
+	 * (drivers/md/dm-verity-target.c: hash_per_block_bits =
+	 * __fls(block size / digest size)); fs-verity's digest sizes are
+	 * powers of 2, so there the stride is the digest.
+	 */
+	g->log_arity = 31 - (unsigned)__builtin_clz(g->block_size /
+						    g->digest_size);
+	g->hashes_per_block = 1u << g->log_arity;
+	g->hash_stride = g->block_size >> g->log_arity;
+	g->data_blocks = p->data_size / g->data_block_size +
+			 (p->data_size % g->data_block_size != 0);
 
 	/*
 	 * Each level hashes the one below until a level fits in one block.

@@ -12,6 +12,7 @@
 struct merkle_hash_alg {
 	const char *name;
 	const EVP_MD *(*md)(void);
+	bool fsverity;			/* fs-verity has it (else dm-verity) */
 	unsigned digest_size;
 	/*
 	 * The hash's input block size: the salt is zero-padded to it so that
@@ -21,10 +22,12 @@ struct merkle_hash_alg {
 	unsigned input_block_size;
 };
 
-/* Indexed by the kernel's FS_VERITY_HASH_ALG_* numbers. */
+/* Indexed by the kernel's FS_VERITY_HASH_ALG_* numbers, then ours. */
 static const struct merkle_hash_alg merkle_hash_algs[] = {
-	[MERKLE_HASH_SHA256] = { "sha256", EVP_sha256, 32, 64 },
-	[MERKLE_HASH_SHA512] = { "sha512", EVP_sha512, 64, 128 },
+	[MERKLE_HASH_SHA256] = { "sha256", EVP_sha256, true, 32, 64 },
+	[MERKLE_HASH_SHA512] = { "sha512", EVP_sha512, true, 64, 128 },
+	[MERKLE_HASH_SHA1] = { "sha1", EVP_sha1, false, 20, 64 },
+	[MERKLE_HASH_SHA384] = { "sha384", EVP_sha384, false, 48, 128 },
 };
 
 static const struct merkle_hash_alg *merkle_find_alg(unsigned hash_alg)
@@ -44,6 +47,13 @@ int merkle_hash_alg_from_name(const char *name)
 			return (int)i;
 	}
 	return MERKLE_E_BAD_ALG;
+}
+
+bool merkle_hash_alg_fsverity(unsigned hash_alg)
+{
+	const struct merkle_hash_alg *alg = merkle_find_alg(hash_alg);
+
+	return alg && alg->fsverity;
 }
 
 const char *merkle_hash_alg_name(unsigned hash_alg)
@@ -67,14 +77,21 @@ unsigned merkle_digest_size(unsigned hash_alg)
 int merkle_params_check(const struct merkle_params *p)
 {
 	bool dmv = p->format == MERKLE_FORMAT_DMVERITY;
+	unsigned min_log = dmv ? MERKLE_DMV_MIN_LOG_BLOCKSIZE :
+				 MERKLE_MIN_LOG_BLOCKSIZE;
 
 	if (p->format != MERKLE_FORMAT_FSVERITY && !dmv)
 		return MERKLE_E_BAD_ALG;
-	if (!merkle_find_alg(p->hash_alg))
+	if (!merkle_find_alg(p->hash_alg) ||
+	    (!dmv && !merkle_hash_alg_fsverity(p->hash_alg)))
 		return MERKLE_E_BAD_ALG;
-	if (p->log_blocksize < (dmv ? MERKLE_DMV_MIN_LOG_BLOCKSIZE :
-				      MERKLE_MIN_LOG_BLOCKSIZE) ||
+	if (p->log_blocksize < min_log ||
 	    p->log_blocksize > MERKLE_MAX_LOG_BLOCKSIZE)
+		return MERKLE_E_BAD_BLOCKSIZE;
+	/* fs-verity's data blocks are its tree blocks. */
+	if (p->log_data_blocksize && (!dmv || p->log_data_blocksize < min_log ||
+				      p->log_data_blocksize >
+				      MERKLE_MAX_LOG_BLOCKSIZE))
 		return MERKLE_E_BAD_BLOCKSIZE;
 	if (p->salt_size > (dmv ? MERKLE_DMV_MAX_SALT_SIZE :
 				  MERKLE_MAX_SALT_SIZE))
@@ -133,7 +150,9 @@ int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p)
 		return err;
 	alg = merkle_find_alg(p->hash_alg);
 	h->digest_size = alg->digest_size;
-	h->block_size = (size_t)1 << p->log_blocksize;
+	h->tree_block_size = (size_t)1 << p->log_blocksize;
+	h->block_size = p->log_data_blocksize ?
+			(size_t)1 << p->log_data_blocksize : h->tree_block_size;
 	h->sha_ni = p->hash_alg == MERKLE_HASH_SHA256 &&
 		    merkle_sha256_ni_usable();
 	h->salted = EVP_MD_CTX_new();
@@ -164,15 +183,15 @@ void merkle_hasher_destroy(struct merkle_hasher *h)
  * MERKLE_E_NOMEM.
  */
 static int merkle_hasher_hash_one(struct merkle_hasher *h,
-				  const uint8_t *block, uint8_t *out)
+				  const uint8_t *block, size_t len,
+				  uint8_t *out)
 {
 	if (h->sha_ni) {
-		merkle_sha256_ni_finup1(&h->sha256_salted, block, h->block_size,
-					out);
+		merkle_sha256_ni_finup1(&h->sha256_salted, block, len, out);
 		return 0;
 	}
 	if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
-	    EVP_DigestUpdate(h->work, block, h->block_size) != 1 ||
+	    EVP_DigestUpdate(h->work, block, len) != 1 ||
 	    EVP_DigestFinal_ex(h->work, out, NULL) != 1)
 		return MERKLE_E_NOMEM;
 	return 0;
@@ -197,8 +216,15 @@ int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 					blocks[i + 1], h->block_size,
 					out + i * ds, out + (i + 1) * ds);
 	for (; i < n && !err; i++)
-		err = merkle_hasher_hash_one(h, blocks[i], out + i * ds);
+		err = merkle_hasher_hash_one(h, blocks[i], h->block_size,
+					     out + i * ds);
 	return err;
+}
+
+int merkle_hasher_hash_tree_block(struct merkle_hasher *h,
+				  const uint8_t *block, uint8_t *out)
+{
+	return merkle_hasher_hash_one(h, block, h->tree_block_size, out);
 }
 
 /* Contiguous blocks, in chunks of pointers. */

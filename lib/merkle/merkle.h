@@ -24,10 +24,13 @@
  *
  * The same trees in dm-verity's format (hash type 1, as `veritysetup
  * format` writes them, drivers/md/dm-verity-target.c verifies them) differ
- * only in the salt, which is hashed as it is, not padded: each hash is
- * H(salt || block), any salt of up to 256 bytes.  The levels, their order
- * and padding, and the root hash are the same (for the digest sizes here,
- * which are powers of 2, so dm-verity's hash slots are the digests).  Such
+ * in the salt, which is hashed as it is, not padded (each hash is
+ * H(salt || block), any salt of up to 256 bytes), in the data blocks,
+ * which may have a size of their own (params.log_data_blocksize), and in
+ * the room a hash takes in a hash block: a power of 2, so that a SHA-1
+ * digest of 20 bytes is followed by 12 zero bytes (geometry.hash_stride;
+ * for SHA-256 and SHA-512 the digest itself).  The levels, their order
+ * and padding, and the root hash are the same.  Such
  * a tree has no descriptor: its root hash is what users trust, and its
  * parameters come from dm-verity's superblock (merkle_dmv_sb_parse()) or
  * from the command line.  Give params.format = MERKLE_FORMAT_DMVERITY.
@@ -50,9 +53,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Hash algorithm numbers are the kernel's FS_VERITY_HASH_ALG_*. */
+/* Hash algorithm numbers are the kernel's FS_VERITY_HASH_ALG_*; the
+ * others are vublk's, for dm-verity trees only. */
 #define MERKLE_HASH_SHA256 1
 #define MERKLE_HASH_SHA512 2
+#define MERKLE_HASH_SHA1 3		/* dm-verity only */
+#define MERKLE_HASH_SHA384 4		/* dm-verity only */
 
 #define MERKLE_MAX_DIGEST_SIZE 64
 #define MERKLE_MAX_SALT_SIZE 32		/* fs-verity's */
@@ -105,7 +111,6 @@ enum merkle_error {
 	MERKLE_E_DMV_HASH_TYPE,		/* argument: hash type 0 (Chrome OS), not served */
 	MERKLE_E_DMV_BAD_ALG,		/* argument: algorithm vublk does not serve */
 	MERKLE_E_DMV_BLOCKSIZE,		/* damage: block size not a power of 2, 512..64 KiB */
-	MERKLE_E_DMV_BLOCK_SIZES,	/* argument: data and hash block sizes differ */
 	MERKLE_E_DMV_SALT_SIZE,		/* damage: salt longer than 256 bytes */
 	MERKLE_E_DMV_DATA_BLOCKS,	/* damage: no data blocks, or more than 8 levels */
 	MERKLE_E_DMV_HASH_OFFSET,	/* argument: hash offset not a multiple of 512 */
@@ -130,9 +135,12 @@ enum merkle_error_kind {
  * failures with this, never by comparing codes. */
 enum merkle_error_kind merkle_error_kind(int err);
 
-/* "sha256" / "sha512" -> MERKLE_HASH_*, or MERKLE_E_BAD_ALG. */
+/* "sha256", "sha512", "sha1", "sha384" -> MERKLE_HASH_*, or
+ * MERKLE_E_BAD_ALG. */
 int merkle_hash_alg_from_name(const char *name);
-/* MERKLE_HASH_* -> "sha256" / "sha512", or NULL. */
+/* Whether fs-verity has the algorithm (sha256, sha512). */
+bool merkle_hash_alg_fsverity(unsigned hash_alg);
+/* MERKLE_HASH_* -> its name, or NULL. */
 const char *merkle_hash_alg_name(unsigned hash_alg);
 /* Digest size in bytes, or 0 for an unknown algorithm. */
 unsigned merkle_digest_size(unsigned hash_alg);
@@ -147,7 +155,11 @@ enum merkle_format {
 struct merkle_params {
 	unsigned hash_alg;		/* MERKLE_HASH_* */
 	unsigned log_blocksize;		/* MERKLE_MIN..MAX_LOG_BLOCKSIZE, or
-					 * from MERKLE_DMV_MIN_LOG_BLOCKSIZE */
+					 * from MERKLE_DMV_MIN_LOG_BLOCKSIZE:
+					 * the hash (tree) blocks, and the
+					 * data blocks unless: */
+	unsigned log_data_blocksize;	/* dm-verity: 0, or the data blocks'
+					 * own size, in the same range */
 	unsigned salt_size;		/* 0..MERKLE_MAX_SALT_SIZE, or
 					 * MERKLE_DMV_MAX_SALT_SIZE */
 	uint8_t salt[MERKLE_DMV_MAX_SALT_SIZE];
@@ -158,11 +170,15 @@ struct merkle_params {
 /* The shape of a tree, derived from struct merkle_params. */
 struct merkle_geometry {
 	unsigned digest_size;
-	unsigned block_size;
+	unsigned hash_stride;		/* bytes per hash in a hash block */
+	unsigned block_size;		/* hash blocks */
+	unsigned data_block_size;	/* data blocks (= block_size for
+					 * fs-verity) */
 	unsigned log_arity;		/* log2(hashes per block) */
 	unsigned hashes_per_block;
 	unsigned num_levels;		/* 0: data_size <= block_size, no tree */
-	uint64_t data_blocks;		/* DIV_ROUND_UP(data_size, block_size) */
+	uint64_t data_blocks;		/* DIV_ROUND_UP(data_size,
+					 * data_block_size) */
 	/* level 0 = the hashes of the data blocks; num_levels-1 = the top. */
 	uint64_t level_start[MERKLE_MAX_LEVELS]; /* first block, in the tree */
 	uint64_t level_blocks[MERKLE_MAX_LEVELS];
@@ -316,7 +332,8 @@ struct merkle_dmv_config {
 	uint64_t hash_offset;		/* --hash-offset, bytes */
 	bool no_superblock;		/* --no-superblock: then the rest */
 	unsigned hash_alg;		/* --hash */
-	unsigned log_blocksize;		/* --data-block-size = --hash-block-size */
+	unsigned log_blocksize;		/* --hash-block-size */
+	unsigned log_data_blocksize;	/* --data-block-size */
 	uint64_t data_blocks;		/* --data-blocks; 0: the whole data device */
 	unsigned salt_size;		/* --salt */
 	uint8_t salt[MERKLE_DMV_MAX_SALT_SIZE];
@@ -532,7 +549,8 @@ int merkle_parse_hex(const char *hex, uint8_t *bin, size_t max);
 
 /*
  * A hash algorithm as fsverity-utils' --hash-alg takes it: the name
- * ("sha256", "sha512", lower case as merkle_hash_alg_from_name()) or the
+ * (lower case as merkle_hash_alg_from_name(), which includes dm-verity's
+ * sha1 and sha384: fs-verity callers' params checks refuse those) or the
  * kernel's FS_VERITY_HASH_ALG_* number in decimal ("1", "2").  Returns
  * MERKLE_HASH_* or MERKLE_E_BAD_ALG.
  */
@@ -541,7 +559,7 @@ int merkle_parse_hash_alg(const char *text);
 /*
  * An expected file digest "ALG:HEX", the form `fsverity digest`,
  * `fsverity measure` and `vublk-verity format` print: ALG as
- * merkle_parse_hash_alg() takes it, HEX exactly 2 * merkle_digest_size()
+ * merkle_parse_hash_alg() takes it, one of fs-verity's, HEX exactly 2 * merkle_digest_size()
  * hex digits of either case.  On success sets *hash_alg and the digest
  * (its first merkle_digest_size() bytes, the rest zeroed) and returns 0;
  * otherwise returns MERKLE_E_DIGEST_SYNTAX (no ':'), MERKLE_E_BAD_ALG,

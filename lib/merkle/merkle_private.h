@@ -53,16 +53,21 @@ struct merkle_hasher {
 	EVP_MD_CTX *salted;	/* state after the padded salt */
 	EVP_MD_CTX *work;	/* per-block working state */
 	unsigned digest_size;
-	size_t block_size;
+	size_t block_size;	/* data blocks */
+	size_t tree_block_size;	/* hash blocks (dm-verity: may differ) */
 	bool sha_ni;		/* merkle_sha256_ni_usable() and SHA-256 */
 	struct merkle_sha256_prefix sha256_salted;
 };
 
 int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p);
 void merkle_hasher_destroy(struct merkle_hasher *h);
-/* Hash nblocks blocks of h->block_size bytes each; digests go to out. */
+/* Hash nblocks data blocks of h->block_size bytes each; digests go to
+ * out. */
 int merkle_hasher_hash_blocks(struct merkle_hasher *h, const void *data,
 			      size_t nblocks, uint8_t *out);
+/* Hash one hash block (h->tree_block_size bytes). */
+int merkle_hasher_hash_tree_block(struct merkle_hasher *h,
+				  const uint8_t *block, uint8_t *out);
 /* The same for n blocks anywhere in memory (blocks[i]): pairs are formed
  * across them, e.g. across the requests of one verify call. */
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,

@@ -69,7 +69,7 @@ void merkle_tree_close(struct merkle_tree *t)
 
 int merkle_tree_ignore_zero_blocks(struct merkle_tree *t)
 {
-	uint8_t *zero = calloc(1, t->geo.block_size);
+	uint8_t *zero = calloc(1, t->geo.data_block_size);
 	int err;
 
 	if (!zero)

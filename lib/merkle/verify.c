@@ -167,7 +167,7 @@ static int merkle_expected_hash(struct merkle_verify_call *call,
 		uint64_t hblock = g->level_start[level] + (hidx >> g->log_arity);
 
 		hoffset[level] = (size_t)(hidx & (g->hashes_per_block - 1)) *
-				 g->digest_size;
+				 g->hash_stride;
 		err = merkle_get_hash_block(call, (unsigned)level, hblock, &e);
 		if (err) {
 			merkle_put_path(t, path, level);
@@ -189,9 +189,9 @@ static int merkle_expected_hash(struct merkle_verify_call *call,
 descend:
 	while (level > 0) {
 		e = path[--level];
-		err = merkle_hasher_hash_blocks(call->h,
-						merkle_cache_entry_data(e), 1,
-						real);
+		err = merkle_hasher_hash_tree_block(call->h,
+						    merkle_cache_entry_data(e),
+						    real);
 		if (!err && memcmp(want, real, g->digest_size) != 0)
 			err = MERKLE_E_CORRUPT;
 		if (err) {
@@ -217,7 +217,7 @@ static int merkle_expected_hash_hinted(struct merkle_verify_call *call,
 	const struct merkle_geometry *g = &t->geo;
 	uint64_t hblock = g->level_start[0] + (data_block >> g->log_arity);
 	size_t hoffset = (size_t)(data_block & (g->hashes_per_block - 1)) *
-			 g->digest_size;
+			 g->hash_stride;
 	struct merkle_cache_entry *level0;
 	int err;
 
@@ -315,11 +315,11 @@ static int merkle_walk_range(struct merkle_verify_call *call,
 
 	call->ra_blocks = req->ra_blocks;
 	call->res = &req->res;
-	for (size_t i = 0; i < req->nblocks; i++, data += g->block_size) {
+	for (size_t i = 0; i < req->nblocks; i++, data += g->data_block_size) {
 		uint64_t block = req->first_block + i;
 
 		if (block >= g->data_blocks) {
-			if (!merkle_block_is_zero(data, g->block_size)) {
+			if (!merkle_block_is_zero(data, g->data_block_size)) {
 				merkle_req_fail(req, block, MERKLE_E_CORRUPT);
 				return 0;
 			}
@@ -332,7 +332,7 @@ static int merkle_walk_range(struct merkle_verify_call *call,
 			return 0;
 		}
 		if (merkle_zero_expected(call->t, b->want + b->n * g->digest_size)) {
-			if (merkle_block_is_zero(data, g->block_size))
+			if (merkle_block_is_zero(data, g->data_block_size))
 				continue;
 			merkle_req_fail(req, block, MERKLE_ZERO_BLOCK);
 			return 0;

@@ -3,7 +3,8 @@
 #
 # Oracle test: lib/merkle's dm-verity trees (through merkle_oracle_tool
 # --format=dm-verity) against `veritysetup format` of cryptsetup.  For
-# every hash algorithm, block size, salt and data size below, the root
+# every hash algorithm (sha256, sha512, sha1, sha384), hash and data
+# block size (equal or not), salt and data size below, the root
 # hash and the tree bytes must be identical: with --no-superblock the
 # whole hash file, with a superblock what follows it.
 #
@@ -30,21 +31,22 @@ salt_of() { head -c "$1" "$work/pool" | od -An -tx1 -v | tr -d ' \n'; }
 failures=0
 checks=0
 
-# check ALG BLOCK_SIZE SALT_BYTES BLOCKS SUPERBLOCK(0|1)
+# check ALG BLOCK_SIZE SALT_BYTES BLOCKS SUPERBLOCK(0|1) [DATA_BLOCK_SIZE]
 check() {
-	local alg=$1 bs=$2 salt_bytes=$3 blocks=$4 sb=$5
-	local what="alg=$alg block=$bs salt=${salt_bytes}B blocks=$blocks superblock=$sb"
+	local alg=$1 bs=$2 salt_bytes=$3 blocks=$4 sb=$5 dbs=${6:-$2}
+	local what="alg=$alg hash-block=$bs data-block=$dbs salt=${salt_bytes}B blocks=$blocks superblock=$sb"
 	local salt=- sb_arg=(--no-superblock) want got skip=0
 
 	((salt_bytes)) && salt=$(salt_of "$salt_bytes")
 	((sb)) && { sb_arg=(); skip=$(( (512 + bs - 1) / bs * bs )); }
-	head -c $((blocks * bs)) "$work/pool" >"$work/data"
+	head -c $((blocks * dbs)) "$work/pool" >"$work/data"
 	rm -f "$work/hash"
 	want=$(veritysetup format "$work/data" "$work/hash" "${sb_arg[@]}" \
-		--hash="$alg" --data-block-size="$bs" --hash-block-size="$bs" \
+		--hash="$alg" --data-block-size="$dbs" --hash-block-size="$bs" \
 		--salt="$salt" 2>"$work/err" | sed -n 's/^Root hash:[[:space:]]*//p')
 	got=$("$tool" "$work/data" --format=dm-verity --hash-alg="$alg" \
-		--block-size="$bs" ${salt_bytes:+--salt=${salt#-}} \
+		--block-size="$bs" --data-block-size="$dbs" \
+		${salt_bytes:+--salt=${salt#-}} \
 		--out-merkle-tree="$work/tree" | sed -n 's/^Root hash: //p')
 	checks=$((checks + 1))
 	if [[ -z $want || $want != "$got" ]]; then
@@ -72,6 +74,25 @@ for alg in sha256 sha512; do
 	done
 done
 check sha256 4096 32 2304 1
+
+# Data and hash blocks of different sizes, either way round.
+for pair in "4096 512" "512 4096" "1024 4096" "4096 65536" "65536 1024"; do
+	read -r bs dbs <<<"$pair"
+	for blocks in 1 9 300; do
+		check sha256 "$bs" 32 "$blocks" $((blocks % 2)) "$dbs"
+	done
+done
+# dm-verity's other algorithms: a SHA-1 hash takes 32 bytes of a block,
+# a SHA-384 one 64.
+for alg in sha1 sha384; do
+	for bs in 512 4096; do
+		for blocks in 1 3 200 5000; do
+			((blocks * bs <= 9 * 1024 * 1024)) &&
+				check "$alg" "$bs" 32 "$blocks" $((blocks % 2))
+		done
+	done
+	check "$alg" 4096 0 40 0 1024
+done
 
 echo "$checks cases, $failures failed"
 ((failures == 0))

@@ -11,7 +11,8 @@
  * micro-benchmark hook: `time merkle_oracle_tool BIGFILE --threads=N`.
  *
  * With --format=dm-verity, the tree is dm-verity's (salt of up to 256
- * bytes, hashed unpadded) and the line printed is "Root hash: HEX", as
+ * bytes, hashed unpadded; --data-block-size=N for data blocks of another
+ * size than --block-size, the hash blocks'; sha1, sha384 too) and the line printed is "Root hash: HEX", as
  * `veritysetup format --no-superblock` prints it; dmverity_oracle.sh
  * compares the two.
  */
@@ -108,6 +109,14 @@ static int parse_option(const char *arg, struct oracle_args *a)
 	}
 	if (strncmp(arg, "--block-size=", 13) == 0)
 		return parse_block_size(arg + 13, &a->params);
+	if (strncmp(arg, "--data-block-size=", 18) == 0) {
+		struct merkle_params p;
+
+		if (parse_block_size(arg + 18, &p))
+			return -1;
+		a->params.log_data_blocksize = p.log_blocksize;
+		return 0;
+	}
 	if (strcmp(arg, "--format=dm-verity") == 0) {
 		a->params.format = MERKLE_FORMAT_DMVERITY;
 		return 0;

@@ -159,10 +159,30 @@ static void test_algs(void)
 	CHECK_RET(merkle_hash_alg_from_name("md5"), MERKLE_E_BAD_ALG);
 	CHECK(strcmp(merkle_hash_alg_name(MERKLE_HASH_SHA512), "sha512") == 0);
 	CHECK(merkle_hash_alg_name(0) == NULL);
-	CHECK(merkle_hash_alg_name(3) == NULL);
+	CHECK(merkle_hash_alg_name(5) == NULL);
 	CHECK(merkle_digest_size(MERKLE_HASH_SHA256) == 32);
 	CHECK(merkle_digest_size(MERKLE_HASH_SHA512) == 64);
-	CHECK(merkle_digest_size(3) == 0);
+	CHECK(merkle_digest_size(5) == 0);
+	/* dm-verity's: named, but not fs-verity's, in any form. */
+	CHECK_RET(merkle_hash_alg_from_name("sha1"), MERKLE_HASH_SHA1);
+	CHECK(merkle_digest_size(MERKLE_HASH_SHA384) == 48);
+	CHECK(merkle_hash_alg_fsverity(MERKLE_HASH_SHA256) &&
+	      merkle_hash_alg_fsverity(MERKLE_HASH_SHA512) &&
+	      !merkle_hash_alg_fsverity(MERKLE_HASH_SHA1) &&
+	      !merkle_hash_alg_fsverity(MERKLE_HASH_SHA384));
+	CHECK_RET(merkle_parse_hash_alg("3"), MERKLE_E_BAD_ALG);
+	{
+		struct merkle_params p = { .hash_alg = MERKLE_HASH_SHA1,
+					   .log_blocksize = 12,
+					   .data_size = 8192 };
+		struct merkle_geometry g;
+
+		CHECK_RET(merkle_geometry_init(&g, &p), MERKLE_E_BAD_ALG);
+		p.format = MERKLE_FORMAT_DMVERITY;
+		CHECK_RET(merkle_geometry_init(&g, &p), 0);
+		/* 4096 / 20 = 204 -> 128 hashes of 32 bytes per block. */
+		CHECK(g.hashes_per_block == 128 && g.hash_stride == 32);
+	}
 }
 
 /* Shapes that can be counted by hand. */

@@ -324,11 +324,12 @@ static void test_hostile_superblocks(const char *root)
 		{ "hash type 0 (Chrome OS)", 12, { 0 }, 4, true },
 		{ "hash type 7", 12, { 7 }, 4, true },
 		{ "algorithm md5", 32, "md5", 4, true },
-		{ "algorithm sha1", 32, "sha1", 5, true },
+		{ "algorithm sha1 (root hash of the wrong size)", 32, "sha1", 5,
+		  true },
 		{ "algorithm without NUL", 32, "sha256xx", 8, true },
 		{ "data block size 3", 64, { 3 }, 4, true },
 		{ "data block size 1 GiB", 64, { 0, 0, 0, 0x40 }, 4, true },
-		{ "hash block size 512", 68, { 0, 2 }, 4, true },
+		{ "hash block size 512 (a lie)", 68, { 0, 2 }, 4, false },
 		{ "data blocks 0", 72, { 0 }, 8, true },
 		{ "data blocks 2^60", 72, { 0, 0, 0, 0, 0, 0, 0, 0x10 }, 8,
 		  true },
@@ -456,6 +457,35 @@ static void test_no_superblock(void)
 		      -EINVAL);
 }
 
+/*
+ * SHA-1 (a 20-byte digest in a 32-byte stride), 1 KiB hash blocks under
+ * 4 KiB data blocks.  Hash file: superblock in block 0, the top level
+ * (one block) at 1024, level 0 (17 blocks of 32 hashes) from 2048: a byte
+ * of level-0 block 2 covers data blocks 64..95.
+ */
+static void test_mixed_sizes(void)
+{
+	char hash[300], bad[300], root[160], opt_hash[320], opt_root[200];
+	const char *opts[] = { "format=dm-verity", opt_hash, opt_root, NULL };
+
+	snprintf(hash, sizeof(hash), "%s/hash.sha1", dir);
+	CHECK(format(hash, "--hash=sha1 --data-block-size=4096 --hash-block-size=1024",
+		     root) == 0, "veritysetup format sha1");
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", hash);
+	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
+	check_reads("sha1, 1 KiB hash blocks", data_path, opts, 4096, 0, 0);
+	snprintf(bad, sizeof(bad), "%s/hash.sha1.bad", dir);
+	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", bad);
+	CHECK(copy(hash, bad) == 0 && flip(bad, 2048 + 2 * 1024 + 5) == 0,
+	      "tamper");
+	check_reads("sha1 level-0 byte", data_path, opts, 4096, 64, 96);
+	/* A byte of a hash's padding (after its 20 bytes) is hashed too. */
+	CHECK(copy(hash, bad) == 0 && flip(bad, 2048 + 2 * 1024 + 32 + 25) == 0,
+	      "tamper padding");
+	check_reads("sha1 padding byte", data_path, opts, 4096, 64, 96);
+	unlink(bad);
+}
+
 /* The hash area in the data file, past the data, at --hash-offset. */
 static void test_same_file(void)
 {
@@ -552,6 +582,7 @@ int main(int argc, char **argv)
 	test_superblock();
 	test_no_superblock();
 	test_same_file();
+	test_mixed_sizes();
 	test_option_mix();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
