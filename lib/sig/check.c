@@ -45,16 +45,11 @@ int sig_check(const struct sig_policy *p, unsigned hash_alg,
 	      const uint8_t *digest, const uint8_t *embedded,
 	      size_t embedded_len, struct sig_result *res)
 {
-	uint8_t formatted[12 + MERKLE_MAX_DIGEST_SIZE];
-	int len = merkle_formatted_digest(hash_alg, digest, formatted);
+	uint8_t formatted[SIG_FORMATTED_MAX];
+	int len = sig_formatted_digest(hash_alg, digest, formatted, res);
 
-	if (len < 0) {
-		res->signer = -1;
-		res->detail[0] = '\0';
-		return len;
-	}
-	return sig_check_content(p, formatted, (size_t)len, embedded,
-				 embedded_len, res);
+	return len < 0 ? len : sig_check_content(p, formatted, (size_t)len,
+						 embedded, embedded_len, res);
 }
 
 int sig_check_content(const struct sig_policy *p, const void *content,

@@ -69,4 +69,11 @@ void sig_name_text(const X509_NAME *name, char *buf, size_t len);
 int sig_read_whole(const char *path, size_t max, int too_large,
 		   uint8_t **buf, size_t *len);
 
+/* verify.c: the "FSVerity" formatted digest that fs-verity signatures
+ * sign, into out (SIG_FORMATTED_MAX bytes); its length, or an error with
+ * res reset. */
+#define SIG_FORMATTED_MAX (12 + MERKLE_MAX_DIGEST_SIZE)
+int sig_formatted_digest(unsigned hash_alg, const uint8_t *digest,
+			 uint8_t *out, struct sig_result *res);
+
 #endif /* VUBLK_SIG_PRIVATE_H */

@@ -205,20 +205,27 @@ static int validate_trust(struct sig_message *m, const struct sig_trust *t,
 	return res->signer < 0 ? untrusted(m, t, res) : 0;
 }
 
-int sig_verify(const struct sig_trust *t, unsigned hash_alg,
-	       const uint8_t *digest, const void *sig, size_t sig_len,
-	       struct sig_result *res)
+int sig_formatted_digest(unsigned hash_alg, const uint8_t *digest,
+			 uint8_t *out, struct sig_result *res)
 {
-	uint8_t formatted[12 + MERKLE_MAX_DIGEST_SIZE];
-	int len = merkle_formatted_digest(hash_alg, digest, formatted);
+	int len = merkle_formatted_digest(hash_alg, digest, out);
 
 	if (len < 0) {
 		res->signer = -1;
 		res->detail[0] = '\0';
-		return len;
 	}
-	return sig_verify_content(t, formatted, (size_t)len, sig, sig_len,
-				  res);
+	return len;
+}
+
+int sig_verify(const struct sig_trust *t, unsigned hash_alg,
+	       const uint8_t *digest, const void *sig, size_t sig_len,
+	       struct sig_result *res)
+{
+	uint8_t formatted[SIG_FORMATTED_MAX];
+	int len = sig_formatted_digest(hash_alg, digest, formatted, res);
+
+	return len < 0 ? len : sig_verify_content(t, formatted, (size_t)len,
+						  sig, sig_len, res);
 }
 
 int sig_verify_content(const struct sig_trust *t, const void *content,
