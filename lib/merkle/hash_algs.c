@@ -120,8 +120,7 @@ static size_t merkle_salt_prefix(const struct merkle_hash_alg *alg,
 
 /*
  * Hash the salt prefix into h->salted (and h->sha256_salted when blocks
- * go two at a time: only when the prefix is a whole number of SHA-256
- * blocks, as fs-verity's always is); nothing for an empty salt.
+ * go two at a time); nothing for an empty salt.
  */
 static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
 				      const struct merkle_hash_alg *alg,
@@ -130,8 +129,6 @@ static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
 	uint8_t padded[MERKLE_DMV_MAX_SALT_SIZE + 128];
 	size_t padded_size = merkle_salt_prefix(alg, p, padded);
 
-	if (padded_size % alg->input_block_size)
-		h->sha_ni = false;
 	if (h->sha_ni)
 		merkle_sha256_ni_init(&h->sha256_salted, padded, padded_size);
 	if (EVP_DigestInit_ex(h->salted, alg->md(), NULL) != 1)

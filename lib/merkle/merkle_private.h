@@ -18,24 +18,28 @@
 /*
  * SHA-256 on the x86 SHA extensions (sha256_ni.c): of one message, or of
  * two at once (the kernel's sha256_finup_2x()).  A prefix is the state
- * after a whole number of 64-byte blocks (the padded salt).
+ * after the whole 64-byte blocks of the salt, and the salt's last bytes
+ * that do not fill one (none for fs-verity's padded salt; dm-verity's
+ * usual 32-byte salt is all tail).
  */
 struct merkle_sha256_prefix {
 	uint32_t state[8];
-	uint64_t bytes;
+	uint64_t bytes;		/* of the prefix, tail included */
+	uint8_t tail[64];
+	size_t tail_len;	/* < 64 */
 };
 
 /* Whether this CPU can run merkle_sha256_ni_*(). */
 bool merkle_sha256_ni_usable(void);
-/* The state after len bytes of data (a multiple of 64, maybe 0). */
+/* The prefix of len bytes of data (any length). */
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len);
 /* SHA-256(prefix || data0) and SHA-256(prefix || data1), each len bytes,
- * len a multiple of 64. */
+ * len a multiple of 64 and at least 64. */
 void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
 			     const uint8_t *data0, const uint8_t *data1,
 			     size_t len, uint8_t out0[32], uint8_t out1[32]);
-/* SHA-256(prefix || data), len a multiple of 64. */
+/* SHA-256(prefix || data), len as above. */
 void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
 			     const uint8_t *data, size_t len, uint8_t out[32]);
 
@@ -50,7 +54,7 @@ void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
  * merkle_sha256_ni_finup1().
  */
 struct merkle_hasher {
-	EVP_MD_CTX *salted;	/* state after the padded salt */
+	EVP_MD_CTX *salted;	/* state after the salt prefix */
 	EVP_MD_CTX *work;	/* per-block working state */
 	unsigned digest_size;
 	size_t block_size;	/* data blocks */

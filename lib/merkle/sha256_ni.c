@@ -18,10 +18,14 @@
  * OpenSSL's own SHA-NI code, without EVP_MD_CTX_copy_ex(), which in
  * OpenSSL 3.0 allocates the provider's state for every block.
  *
- * The message layout is FIPS 180-4's: the salted prefix is a whole number
- * of 64-byte blocks (merkle.h: the salt is padded to the input block
- * size), and so are Merkle blocks, so after the data comes exactly one
- * padding block, the same for both messages: 0x80, zeroes, the bit length.
+ * The message layout is FIPS 180-4's.  fs-verity's salted prefix is a
+ * whole number of 64-byte blocks (merkle.h: the salt is padded to the
+ * input block size), and so are Merkle blocks, so after the data comes
+ * exactly one padding block: 0x80, zeroes, the bit length.  dm-verity's
+ * salt is hashed as it is (32 bytes by veritysetup's default): its last
+ * t < 64 bytes and the first 64 - t data bytes make each message's first
+ * block, the data's whole blocks follow from there (unaligned loads), and
+ * its last t bytes and the padding make one or two last blocks.
  */
 #include <string.h>
 
@@ -219,6 +223,9 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 	memcpy(prefix->state, sha256_h0, sizeof(sha256_h0));
 	sha256_blocks_1x(prefix->state, data, len / 64);
 	prefix->bytes = len;
+	prefix->tail_len = len % 64;
+	memcpy(prefix->tail, data + len - prefix->tail_len,
+	       prefix->tail_len);
 }
 
 static void sha256_put_be32(uint8_t *out, uint32_t v)
@@ -229,16 +236,49 @@ static void sha256_put_be32(uint8_t *out, uint32_t v)
 	out[3] = (uint8_t)v;
 }
 
-/* The padding block after prefix + len bytes: 0x80, zeroes, the bit
- * length (FIPS 180-4, 5.1.1). */
-static void sha256_pad_block(uint8_t pad[64], uint64_t bytes)
+/*
+ * The last blocks of a message of 'bytes' bytes whose last r < 64 bytes
+ * are rest: rest, 0x80, zeroes, the bit length (FIPS 180-4, 5.1.1).
+ * Returns how many blocks (1, or 2 when r > 55).
+ */
+static size_t sha256_last_blocks(uint8_t out[128], const uint8_t *rest,
+				 size_t r, uint64_t bytes)
 {
 	uint64_t bits = bytes * 8;
+	size_t n = r + 9 > 64 ? 2 : 1;
 
-	memset(pad, 0, 64);
-	pad[0] = 0x80;
+	memset(out, 0, 64 * n);
+	memcpy(out, rest, r);
+	out[r] = 0x80;
 	for (int i = 0; i < 8; i++)
-		pad[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+		out[64 * n - 8 + i] = (uint8_t)(bits >> (56 - 8 * i));
+	return n;
+}
+
+/*
+ * How a message prefix || data (len bytes) is cut: its first block when
+ * the prefix has a tail, made in first[]; whole blocks of data from
+ * data + head; its last blocks, made in last[].
+ */
+struct sha256_cut {
+	size_t head;		/* data bytes in the first block */
+	size_t whole;		/* whole blocks of data after them */
+	size_t nlast;
+};
+
+static struct sha256_cut sha256_cut(const struct merkle_sha256_prefix *p,
+				    const uint8_t *data, size_t len,
+				    uint8_t first[64], uint8_t last[128])
+{
+	struct sha256_cut c = { .head = p->tail_len ? 64 - p->tail_len : 0 };
+	size_t r;
+
+	memcpy(first, p->tail, p->tail_len);
+	memcpy(first + p->tail_len, data, c.head);
+	c.whole = (len - c.head) / 64;
+	r = (len - c.head) % 64;
+	c.nlast = sha256_last_blocks(last, data + len - r, r, p->bytes + len);
+	return c;
 }
 
 static void sha256_put_digest(uint8_t out[32], const uint32_t state[8])
@@ -251,14 +291,18 @@ void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
 			     const uint8_t *data0, const uint8_t *data1,
 			     size_t len, uint8_t out0[32], uint8_t out1[32])
 {
-	uint8_t pad[64];
+	uint8_t first[2][64], last[2][128];
 	uint32_t state[2][8];
+	struct sha256_cut c = sha256_cut(prefix, data0, len, first[0],
+					 last[0]);
 
-	sha256_pad_block(pad, prefix->bytes + len);
+	sha256_cut(prefix, data1, len, first[1], last[1]);
 	memcpy(state[0], prefix->state, sizeof(prefix->state));
 	memcpy(state[1], prefix->state, sizeof(prefix->state));
-	sha256_blocks_2x(state, data0, data1, len / 64);
-	sha256_blocks_2x(state, pad, pad, 1);
+	if (c.head)
+		sha256_blocks_2x(state, first[0], first[1], 1);
+	sha256_blocks_2x(state, data0 + c.head, data1 + c.head, c.whole);
+	sha256_blocks_2x(state, last[0], last[1], c.nlast);
 	sha256_put_digest(out0, state[0]);
 	sha256_put_digest(out1, state[1]);
 }
@@ -266,13 +310,15 @@ void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
 void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
 			     const uint8_t *data, size_t len, uint8_t out[32])
 {
-	uint8_t pad[64];
+	uint8_t first[64], last[128];
 	uint32_t state[8];
+	struct sha256_cut c = sha256_cut(prefix, data, len, first, last);
 
-	sha256_pad_block(pad, prefix->bytes + len);
 	memcpy(state, prefix->state, sizeof(state));
-	sha256_blocks_1x(state, data, len / 64);
-	sha256_blocks_1x(state, pad, 1);
+	if (c.head)
+		sha256_blocks_1x(state, first, 1);
+	sha256_blocks_1x(state, data + c.head, c.whole);
+	sha256_blocks_1x(state, last, c.nlast);
 	sha256_put_digest(out, state);
 }
 
