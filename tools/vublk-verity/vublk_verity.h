@@ -238,6 +238,35 @@ int vv_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 		     const uint8_t *buf, size_t nblocks, unsigned ra_blocks,
 		     vv_bad_block_fn bad, void *ctx);
 
+/*
+ * One pass over all the data of a file against its tree, what `verify`
+ * does for every format: the data is read from fd at offset 0 (the last
+ * block zero-padded past params->data_size) and each block is checked
+ * through the tree that read_tree reads (tree offsets, as
+ * merkle_tree_open() takes them), trusting root_hash only.  Every bad
+ * block is named on stderr (the first few unless verbose), then a line
+ * saying when the tree's top block does not match root_hash, then a
+ * summary; verbose also prints the tree's statistics.  When tree_region is
+ * not NULL it is read_ctx, and its failures are named with its file and
+ * offset.  Returns the exit status of verify: VV_EXIT_OK, VV_EXIT_FAILURE
+ * (bad blocks) or VV_EXIT_USAGE (could not tell: I/O error, no memory).
+ */
+struct vv_verify_pass {
+	const char *name;		/* the data file, in messages */
+	int fd;
+	const struct merkle_params *params;
+	const uint8_t *root_hash;
+	merkle_read_fn read_tree;
+	void *read_ctx;
+	const struct vv_region *tree_region;
+	bool verbose;
+	/* Set by vv_verify_data(). */
+	uint64_t data_blocks;
+	uint64_t bad_blocks;
+};
+
+int vv_verify_data(struct vv_verify_pass *v);
+
 /* ---- f2fs images (cmd_f2fs.c, f2fs_check.c) ---- */
 
 /* A file to list or check, found by walking the PATHs given. */
