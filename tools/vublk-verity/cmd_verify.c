@@ -14,6 +14,11 @@
  * With --trusted-cert, --signature or --require-signature the image's
  * builtin signature is checked too (lib/sig: sig_check()), after the
  * digest and before the data, as `vublk add -t verity` checks it.
+ *
+ * With --format=dm-verity the image is a data file and the hash area
+ * `veritysetup format` wrote (dmverity.c opens them), and the root hash
+ * the user gives is the only trust: the same pass over the data then
+ * checks what `veritysetup verify` checks.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -38,6 +43,7 @@ static const struct option verify_longopts[] = {
 	{ "signature",	required_argument, NULL, OPT_SIGNATURE },
 	{ "require-signature", no_argument, NULL, OPT_REQUIRE_SIGNATURE },
 	{ "verbose",	no_argument,	   NULL, OPT_VERBOSE },
+	VV_DMV_VERIFY_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -48,6 +54,8 @@ struct verify_options {
 	bool verbose;
 	struct sig_policy sig;		/* --trusted-cert, --signature,
 					 * --require-signature */
+	const char *first_fsverity_option; /* of those and --digest */
+	struct vv_dmv_options dmv;	/* --format and dm-verity's */
 };
 
 /* "ALG:HEX", the form `fsverity digest` prints (lib/merkle's syntax). */
@@ -90,11 +98,30 @@ static bool read_signature(struct verify_options *o, const char *arg)
 	return false;
 }
 
-/* A vv_option_fn: -v, --digest and the signature options. */
+/* --digest and the signature options, by name, for a refusal. */
+static const char *fsverity_option_name(int c)
+{
+	switch (c) {
+	case OPT_DIGEST:
+		return "--digest";
+	case OPT_TRUSTED_CERT:
+		return "--trusted-cert";
+	case OPT_SIGNATURE:
+		return "--signature";
+	default:
+		return "--require-signature";
+	}
+}
+
+/* A vv_option_fn: -v, --digest, the signature and dm-verity options. */
 static bool parse_verify_option(int c, const char *arg, void *ctx)
 {
 	struct verify_options *o = ctx;
 
+	if (vv_is_dmv_option(c))
+		return vv_parse_dmv_option(c, arg, &o->dmv);
+	if (c != OPT_VERBOSE && !o->first_fsverity_option)
+		o->first_fsverity_option = fsverity_option_name(c);
 	switch (c) {
 	case OPT_VERBOSE:
 		o->verbose = true;
@@ -222,19 +249,77 @@ static int verify_image(const struct verify_options *o, const char *name)
 	return status;
 }
 
+/*
+ * A dm-verity image: DATA against the tree of its hash area, trusting
+ * the root hash given.  Quiet when it holds, as `veritysetup verify`.
+ */
+static int verify_dmverity(const struct verify_options *o, const char *name)
+{
+	struct vv_dmv_image img;
+	struct vv_region tree;
+	struct vv_verify_pass v = {
+		.name = name,
+		.root_hash = o->dmv.root_hash,
+		.read_tree = vv_region_read,
+		.read_ctx = &tree,
+		.tree_region = &tree,
+		.verbose = o->verbose,
+	};
+	unsigned digest_size;
+	int status;
+
+	status = vv_dmv_open(&o->dmv, name, &img);
+	if (status != VV_EXIT_OK)
+		return status;
+	digest_size = merkle_digest_size(img.params.hash_alg);
+	if (o->dmv.root_hash_size != digest_size) {
+		status = vv_usage_error("invalid --root-hash: %zu bytes, but %s root hashes have %u (%s hex digits)",
+					o->dmv.root_hash_size,
+					merkle_hash_alg_name(img.params.hash_alg),
+					digest_size,
+					digest_size == 32 ? "64" : "128");
+	} else {
+		vv_region_init(&tree, img.hash_file, img.tree_off);
+		v.fd = img.data.fd;
+		v.params = &img.params;
+		status = vv_verify_data(&v);
+	}
+	if (!vv_dmv_close(&img) && status == VV_EXIT_OK)
+		status = VV_EXIT_USAGE;
+	return status;
+}
+
+/* Verify name in its --format; the options of one format only are
+ * refused with the other. */
+static int verify_one(const struct verify_options *o, const char *name)
+{
+	int status = vv_dmv_options_check(&o->dmv, true);
+
+	if (status != VV_EXIT_OK)
+		return status;
+	if (o->dmv.format == VV_FORMAT_FSVERITY)
+		return verify_image(o, name);
+	if (o->first_fsverity_option)
+		return vv_usage_error("%s is for fs-verity images: a dm-verity image is trusted through --root-hash",
+				      o->first_fsverity_option);
+	return verify_dmverity(o, name);
+}
+
 int vv_cmd_verify(int argc, char *argv[])
 {
 	struct verify_options o = { 0 };
 	int status;
 
+	vv_dmv_options_init(&o.dmv);
 	if (!vv_parse_options(&argc, &argv, "v", verify_longopts, NULL,
 			      parse_verify_option, &o))
 		status = VV_EXIT_USAGE;
 	else if (argc != 1)
-		status = vv_usage_error("expected exactly one IMAGE, %d given",
-					argc);
+		status = vv_usage_error("expected exactly one %s, %d given",
+					o.dmv.format == VV_FORMAT_DMVERITY ?
+					"DATA" : "IMAGE", argc);
 	else
-		status = verify_image(&o, argv[0]);
+		status = verify_one(&o, argv[0]);
 	sig_policy_release(&o.sig);
 	return status;
 }
