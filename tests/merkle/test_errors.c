@@ -112,7 +112,7 @@ static void test_not_failures(void)
 /* Every code of the enum has a text of its own and a kind. */
 static void test_every_code(void)
 {
-	for (int err = MERKLE_E_BAD_ALG; err <= MERKLE_E_DESC_TOO_MANY_LEVELS;
+	for (int err = MERKLE_E_BAD_ALG; err <= MERKLE_E_DMV_OVERLAP;
 	     err++) {
 		CHECK(strcmp(merkle_strerror(err), "unknown error") != 0);
 		CHECK(merkle_error_kind(err) != MERKLE_ERR_NONE &&
@@ -121,7 +121,7 @@ static void test_every_code(void)
 			CHECK(strcmp(merkle_strerror(err),
 				     merkle_strerror(other)) != 0);
 	}
-	CHECK(strcmp(merkle_strerror(MERKLE_E_DESC_TOO_MANY_LEVELS + 1),
+	CHECK(strcmp(merkle_strerror(MERKLE_E_DMV_OVERLAP + 1),
 		     "unknown error") == 0);
 	CHECK(strcmp(merkle_strerror(-ENOENT), "No such file or directory") == 0);
 	CHECK(strcmp(merkle_strerror(-100000), "unknown error") == 0);
