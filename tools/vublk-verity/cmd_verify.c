@@ -283,6 +283,8 @@ static int verify_dmverity(const struct verify_options *o, const char *name)
 		v.fd = img.data.fd;
 		v.params = &img.params;
 		status = vv_verify_data(&v);
+		if (status == VV_EXIT_OK)
+			status = vv_dmv_check_spare(&img, name);
 	}
 	if (!vv_dmv_close(&img) && status == VV_EXIT_OK)
 		status = VV_EXIT_USAGE;

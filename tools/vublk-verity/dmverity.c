@@ -12,6 +12,7 @@
  * whose root hash the user gives.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -180,4 +181,66 @@ bool vv_dmv_close(struct vv_dmv_image *img)
 	bool ok = vv_close(&img->hash);
 
 	return vv_close(&img->data) && ok;
+}
+
+/*
+ * Past the last hash in the last block of each level, the slots are
+ * zeroes (veritysetup writes them so).  The root hash does not cover how
+ * many data blocks there are, only the tree's bytes: a superblock that
+ * says fewer blocks than the tree was made for would have its tree verify
+ * all the same, with a hash in what should be spare slots.
+ * `veritysetup verify` refuses that ("Spare area is not zeroed"); so does
+ * this, once every data block has passed.  Returns VV_EXIT_OK,
+ * VV_EXIT_FAILURE (a slot not zero) or VV_EXIT_USAGE (read error).
+ */
+int vv_dmv_check_spare(const struct vv_dmv_image *img, const char *data_name)
+{
+	struct merkle_geometry g;
+	uint64_t below, used, last, off;
+	uint8_t *buf;
+	size_t spare, i;
+	unsigned level;
+	int err, status = VV_EXIT_OK;
+
+	err = merkle_geometry_init(&g, &img->params);
+	if (err) {
+		vv_error("'%s': %s", data_name, merkle_strerror(err));
+		return VV_EXIT_USAGE;
+	}
+	buf = malloc(g.block_size);
+	if (!buf) {
+		vv_error("out of memory checking the tree of '%s'", data_name);
+		return VV_EXIT_USAGE;
+	}
+	below = g.data_blocks;
+	for (level = 0; level < g.num_levels && status == VV_EXIT_OK; level++) {
+		/* Hashes in the level's last block, and the bytes after. */
+		used = below - (g.level_blocks[level] - 1) * g.hashes_per_block;
+		spare = g.block_size - used * g.digest_size;
+		last = g.level_start[level] + g.level_blocks[level] - 1;
+		off = img->tree_off + last * g.block_size +
+		      used * g.digest_size;
+		below = g.level_blocks[level];
+		if (!spare)
+			continue;
+		err = vv_pread_full(img->hash_file->fd, buf, spare, off);
+		if (err) {
+			vv_error("error reading the dm-verity tree of '%s' from '%s' at offset %llu: %s",
+				 data_name, img->hash_file->name,
+				 (unsigned long long)off, vv_io_error_text(err));
+			status = VV_EXIT_USAGE;
+			break;
+		}
+		for (i = 0; i < spare && !buf[i]; i++)
+			;
+		if (i < spare) {
+			vv_error("'%s': the spare hash slots of level %u at offset %llu are not zero (as veritysetup verify says): the tree was made for more than the superblock's %llu data blocks, or is damaged",
+				 img->hash_file->name, level,
+				 (unsigned long long)(off + i),
+				 (unsigned long long)g.data_blocks);
+			status = VV_EXIT_FAILURE;
+		}
+	}
+	free(buf);
+	return status;
 }

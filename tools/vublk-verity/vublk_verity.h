@@ -300,6 +300,14 @@ int vv_dmv_open(const struct vv_dmv_options *o, const char *data_name,
 bool vv_dmv_close(struct vv_dmv_image *img);
 
 /*
+ * After the data pass: the unused hash slots at the end of each level are
+ * zero, as `veritysetup verify` checks (else a superblock that says fewer
+ * data blocks would go unnoticed).  Returns VV_EXIT_OK, or after one error
+ * line VV_EXIT_FAILURE (not zero) or VV_EXIT_USAGE (read error).
+ */
+int vv_dmv_check_spare(const struct vv_dmv_image *img, const char *data_name);
+
+/*
  * Read and parse the superblock at offset in f (size bytes): params and
  * uuid.  Returns VV_EXIT_OK, or VV_EXIT_USAGE after one error line.
  */
