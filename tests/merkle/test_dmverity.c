@@ -151,11 +151,24 @@ static void test_hand_built(void)
 	CHECK_RET(parse(&sb, &p), 0);
 }
 
+/*
+ * good_sb() with FIELD set to each of the values (converted by TO_LE):
+ * parsing gives ERR every time.
+ */
+#define CHECK_FIELD(FIELD, TO_LE, ERR, ...)				\
+	do {								\
+		static const uint64_t values_[] = { __VA_ARGS__ };	\
+		for (size_t i_ = 0; i_ < sizeof(values_) /		\
+					 sizeof(values_[0]); i_++) {	\
+			good_sb(&sb);					\
+			sb.FIELD = TO_LE(values_[i_]);			\
+			CHECK_RET(parse(&sb, &p), ERR);			\
+		}							\
+	} while (0)
+
 /* Each field made bad: the error that names it. */
 static void test_superblock_errors(void)
 {
-	static const uint32_t bad_sizes[] = { 0, 3, 256, 511, 4097, 1u << 17,
-					      1u << 30, 0xffffffff };
 	static const char *const bad_algs[] = { "", "md5", "sha1", "SHA256",
 						"sha256 ", "sha3-256" };
 	struct merkle_dmv_sb sb;
@@ -165,23 +178,16 @@ static void test_superblock_errors(void)
 	good_sb(&sb);
 	sb.signature[0] = 'V';
 	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_MAGIC);
-	check_named(MERKLE_E_DMV_MAGIC, MERKLE_ERR_DAMAGE);
 	good_sb(&sb);
 	sb.signature[7] = 1;	/* "verity\0\1" */
 	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_MAGIC);
+	check_named(MERKLE_E_DMV_MAGIC, MERKLE_ERR_DAMAGE);
 
-	good_sb(&sb);
-	sb.version = htole32(2);
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_VERSION);
-	sb.version = 0;
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_VERSION);
+	CHECK_FIELD(version, htole32, MERKLE_E_DMV_VERSION, 0, 2, 0xffffffff);
 	check_named(MERKLE_E_DMV_VERSION, MERKLE_ERR_DAMAGE);
 
-	good_sb(&sb);
-	sb.hash_type = 0;	/* Chrome OS's */
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_HASH_TYPE);
-	sb.hash_type = htole32(2);
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_HASH_TYPE);
+	/* 0 is Chrome OS's. */
+	CHECK_FIELD(hash_type, htole32, MERKLE_E_DMV_HASH_TYPE, 0, 2);
 	check_named(MERKLE_E_DMV_HASH_TYPE, MERKLE_ERR_ARGUMENT);
 
 	for (i = 0; i < sizeof(bad_algs) / sizeof(bad_algs[0]); i++) {
@@ -194,40 +200,29 @@ static void test_superblock_errors(void)
 	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_BAD_ALG);
 	check_named(MERKLE_E_DMV_BAD_ALG, MERKLE_ERR_ARGUMENT);
 
-	for (i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); i++) {
-		good_sb(&sb);
-		sb.data_block_size = htole32(bad_sizes[i]);
-		CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_BLOCKSIZE);
-		good_sb(&sb);
-		sb.hash_block_size = htole32(bad_sizes[i]);
-		CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_BLOCKSIZE);
-	}
+#define BAD_SIZES 0, 3, 256, 511, 4097, 1u << 17, 1u << 30, 0xffffffff
+	CHECK_FIELD(data_block_size, htole32, MERKLE_E_DMV_BLOCKSIZE,
+		    BAD_SIZES);
+	CHECK_FIELD(hash_block_size, htole32, MERKLE_E_DMV_BLOCKSIZE,
+		    BAD_SIZES);
 	check_named(MERKLE_E_DMV_BLOCKSIZE, MERKLE_ERR_DAMAGE);
 
-	good_sb(&sb);
-	sb.hash_block_size = htole32(1024);
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_BLOCK_SIZES);
+	CHECK_FIELD(hash_block_size, htole32, MERKLE_E_DMV_BLOCK_SIZES, 1024,
+		    512, 65536);
 	check_named(MERKLE_E_DMV_BLOCK_SIZES, MERKLE_ERR_ARGUMENT);
 
-	good_sb(&sb);
-	sb.salt_size = htole16(257);
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_SALT_SIZE);
-	sb.salt_size = htole16(300);
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_SALT_SIZE);
-	sb.salt_size = 0xffff;
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_SALT_SIZE);
+	CHECK_FIELD(salt_size, htole16, MERKLE_E_DMV_SALT_SIZE, 257, 300,
+		    0xffff);
 	check_named(MERKLE_E_DMV_SALT_SIZE, MERKLE_ERR_DAMAGE);
 
+	/* None; 2^64 bytes or more (4096-byte blocks). */
+	CHECK_FIELD(data_blocks, htole64, MERKLE_E_DMV_DATA_BLOCKS, 0,
+		    UINT64_MAX, 1ull << 52);
+	/* 9 levels of 8 hashes per 512-byte block. */
 	good_sb(&sb);
-	sb.data_blocks = 0;
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_DATA_BLOCKS);
-	sb.data_blocks = htole64(UINT64_MAX);	/* bytes overflow 64 bits */
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_DATA_BLOCKS);
-	sb.data_blocks = htole64(1ull << 52);	/* 2^64 bytes: just over */
-	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_DATA_BLOCKS);
 	sb.data_block_size = sb.hash_block_size = htole32(512);
 	strcpy(sb.algorithm, "sha512");
-	sb.data_blocks = htole64((1ull << 24) + 1);	/* 9 levels */
+	sb.data_blocks = htole64((1ull << 24) + 1);
 	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_DATA_BLOCKS);
 	check_named(MERKLE_E_DMV_DATA_BLOCKS, MERKLE_ERR_DAMAGE);
 }
@@ -352,6 +347,16 @@ static void test_open_superblock(void)
 
 static void test_open_no_superblock(void)
 {
+	static const struct {
+		unsigned alg, log_blocksize, salt_size;
+		int err;
+	} bad[] = {
+		{ 7, 10, 0, MERKLE_E_BAD_ALG },
+		{ MERKLE_HASH_SHA256, 8, 0, MERKLE_E_BAD_BLOCKSIZE },
+		{ MERKLE_HASH_SHA256, 17, 0, MERKLE_E_BAD_BLOCKSIZE },
+		{ MERKLE_HASH_SHA256, 10, 257, MERKLE_E_BAD_SALT_SIZE },
+		{ MERKLE_HASH_SHA256, 10, 65535, MERKLE_E_BAD_SALT_SIZE },
+	};
 	struct merkle_dmv_config cfg = {
 		.no_superblock = true,
 		.hash_alg = MERKLE_HASH_SHA512,
@@ -389,24 +394,14 @@ static void test_open_no_superblock(void)
 	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off), 0);
 	CHECK(off == 1024);
 	cfg.hash_offset = 0;
-	/* Bad parameters are the library's argument errors. */
-	cfg.hash_alg = 7;
-	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off), MERKLE_E_BAD_ALG);
-	cfg.hash_alg = MERKLE_HASH_SHA256;
-	cfg.log_blocksize = 8;
-	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off),
-		  MERKLE_E_BAD_BLOCKSIZE);
-	cfg.log_blocksize = 17;
-	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off),
-		  MERKLE_E_BAD_BLOCKSIZE);
-	cfg.log_blocksize = 10;
-	cfg.salt_size = 257;
-	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off),
-		  MERKLE_E_BAD_SALT_SIZE);
-	/* Far more than the salt buffer: refused before any copy (ASan). */
-	cfg.salt_size = 65535;
-	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off),
-		  MERKLE_E_BAD_SALT_SIZE);
+	/* Bad parameters are the library's argument errors; a salt size
+	 * far over the salt buffer is refused before any copy (ASan). */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cfg.hash_alg = bad[i].alg;
+		cfg.log_blocksize = bad[i].log_blocksize;
+		cfg.salt_size = bad[i].salt_size;
+		CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off), bad[i].err);
+	}
 	cfg.salt_size = 0;
 	/* Too many levels for 512-byte sha512 blocks. */
 	cfg.hash_alg = MERKLE_HASH_SHA512;

@@ -360,35 +360,46 @@ static bool parse_hash_alg(const char *arg, unsigned *hash_alg)
 	return true;
 }
 
-static bool parse_block_size(const char *arg, unsigned *log_blocksize)
+/*
+ * A block size option opt: a power of 2 from 1 << min_log to
+ * 1 << MERKLE_MAX_LOG_BLOCKSIZE, in decimal; its log to *log_blocksize.
+ */
+static bool parse_block_size_option(const char *opt, const char *arg,
+				    unsigned min_log, unsigned *log_blocksize)
 {
 	const char *end;
 	uint64_t n;
 	unsigned log;
 
 	if (parse_decimal(arg, &n, &end) && *end == '\0') {
-		for (log = MERKLE_MIN_LOG_BLOCKSIZE;
-		     log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
+		for (log = min_log; log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
 			if (n == 1ULL << log) {
 				*log_blocksize = log;
 				return true;
 			}
 		}
 	}
-	vv_usage_error("invalid --block-size '%s': must be a power of 2 from %u to %u",
-		       arg, 1U << MERKLE_MIN_LOG_BLOCKSIZE,
-		       1U << MERKLE_MAX_LOG_BLOCKSIZE);
+	vv_usage_error("invalid %s '%s': must be a power of 2 from %u to %u",
+		       opt, arg, 1U << min_log, 1U << MERKLE_MAX_LOG_BLOCKSIZE);
 	return false;
 }
 
-/* fsverity-utils' hex2bin(): 2 hex digits per byte, up to 32 bytes. */
-static bool parse_salt(const char *arg, struct merkle_params *p)
+/* fsverity-utils' --block-size: 1 KiB to 64 KiB. */
+static bool parse_block_size(const char *arg, unsigned *log_blocksize)
 {
-	int len = merkle_parse_hex(arg, p->salt, MERKLE_MAX_SALT_SIZE);
+	return parse_block_size_option("--block-size", arg,
+				       MERKLE_MIN_LOG_BLOCKSIZE, log_blocksize);
+}
+
+/* fsverity-utils' hex2bin(): 2 hex digits per byte, up to max bytes. */
+static bool parse_salt_hex(const char *arg, uint8_t *salt, size_t max,
+			   unsigned *salt_size)
+{
+	int len = merkle_parse_hex(arg, salt, max);
 
 	if (len == MERKLE_E_HEX_TOO_LONG) {
-		vv_usage_error("invalid --salt '%s': %zu bytes, at most %d allowed",
-			       arg, strlen(arg) / 2, MERKLE_MAX_SALT_SIZE);
+		vv_usage_error("invalid --salt '%s': %zu bytes, at most %zu allowed",
+			       arg, strlen(arg) / 2, max);
 		return false;
 	}
 	if (len < 0) {
@@ -396,8 +407,14 @@ static bool parse_salt(const char *arg, struct merkle_params *p)
 			       merkle_strerror(len));
 		return false;
 	}
-	p->salt_size = (unsigned)len;
+	*salt_size = (unsigned)len;
 	return true;
+}
+
+static bool parse_salt(const char *arg, struct merkle_params *p)
+{
+	return parse_salt_hex(arg, p->salt, MERKLE_MAX_SALT_SIZE,
+			      &p->salt_size);
 }
 
 bool vv_parse_jobs(const char *arg, unsigned *threads)
@@ -663,27 +680,12 @@ static bool parse_dmv_hash(const char *arg, unsigned *hash_alg)
 	return true;
 }
 
-/* --data-block-size, --hash-block-size: a power of 2, 512..65536. */
+/* --data-block-size, --hash-block-size: 512 bytes to 64 KiB. */
 static bool parse_dmv_block_size(const char *opt, const char *arg,
 				 unsigned *log_blocksize)
 {
-	const char *end;
-	uint64_t n;
-	unsigned log;
-
-	if (parse_decimal(arg, &n, &end) && *end == '\0') {
-		for (log = MERKLE_DMV_MIN_LOG_BLOCKSIZE;
-		     log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
-			if (n == 1ULL << log) {
-				*log_blocksize = log;
-				return true;
-			}
-		}
-	}
-	vv_usage_error("invalid %s '%s': must be a power of 2 from %u to %u",
-		       opt, arg, 1U << MERKLE_DMV_MIN_LOG_BLOCKSIZE,
-		       1U << MERKLE_MAX_LOG_BLOCKSIZE);
-	return false;
+	return parse_block_size_option(opt, arg, MERKLE_DMV_MIN_LOG_BLOCKSIZE,
+				       log_blocksize);
 }
 
 static bool parse_data_blocks(const char *arg, uint64_t *blocks)
@@ -700,22 +702,12 @@ static bool parse_data_blocks(const char *arg, uint64_t *blocks)
 /* veritysetup's --salt: hex of up to 256 bytes, or "-" for none. */
 static bool parse_dmv_salt(const char *arg, struct merkle_dmv_config *cfg)
 {
-	int len = 0;
-
-	if (strcmp(arg, "-") != 0)
-		len = merkle_parse_hex(arg, cfg->salt, sizeof(cfg->salt));
-	if (len == MERKLE_E_HEX_TOO_LONG) {
-		vv_usage_error("invalid --salt '%s': %zu bytes, at most %d allowed",
-			       arg, strlen(arg) / 2, MERKLE_DMV_MAX_SALT_SIZE);
-		return false;
+	if (strcmp(arg, "-") == 0) {
+		cfg->salt_size = 0;
+		return true;
 	}
-	if (len < 0) {
-		vv_usage_error("invalid --salt '%s': %s", arg,
-			       merkle_strerror(len));
-		return false;
-	}
-	cfg->salt_size = (unsigned)len;
-	return true;
+	return parse_salt_hex(arg, cfg->salt, sizeof(cfg->salt),
+			      &cfg->salt_size);
 }
 
 bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o)
