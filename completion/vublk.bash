@@ -23,7 +23,8 @@
 #   cmd WORD       a subcommand: "PROG WORD" on a synopsis line
 #   opt OPTION     an option, "--name=" when its value follows a "="
 #   arg OPTION     an option whose value is the next word ("-n ID")
-#   val OPTION V   a value the help lists for OPTION ("--backend=file|pmem")
+#   val OPTION V   a value the help lists for OPTION ("--backend=file|pmem",
+#                  "--format=fs-verity|dm-verity")
 # With SUB, the options are those of SUB's synopsis lines, with the other
 # names the definition lines give them ("-n, --number ID").
 _vublk_help_scan()
@@ -38,7 +39,7 @@ _vublk_help_scan()
 			s = rest
 			if (rest ~ /^\[?=/) {
 				out["opt " m "="] = 1
-				if (match(rest, /^\[?=[a-z0-9-]+(\|[a-z0-9-]+)+/)) {
+				if (match(rest, /^\[?=[a-z0-9][a-z0-9-]*(\|[a-z0-9][a-z0-9-]*)+/)) {
 					vals = substr(rest, 1, RLENGTH)
 					sub(/^\[?=/, "", vals)
 					n = split(vals, v, "|")

@@ -97,6 +97,9 @@ static int merkle_dmv_from_config(const struct merkle_dmv_config *cfg,
 	uint64_t blocks;
 	int err;
 
+	/* Before the copy: cfg->salt holds no more than p->salt. */
+	if (cfg->salt_size > sizeof(cfg->salt))
+		return MERKLE_E_BAD_SALT_SIZE;
 	memset(p, 0, sizeof(*p));
 	p->format = MERKLE_FORMAT_DMVERITY;
 	p->hash_alg = cfg->hash_alg;

@@ -11,9 +11,9 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_BAD_ALG - MERKLE_E_BAD_ALG] =
 		"unknown fs-verity hash algorithm (known: sha256, sha512)",
 	[MERKLE_E_BAD_BLOCKSIZE - MERKLE_E_BAD_ALG] =
-		"Merkle tree block size must be a power of 2 from 1024 to 65536",
+		"Merkle tree block size must be a power of 2 from 1024 to 65536 (dm-verity's: from 512)",
 	[MERKLE_E_BAD_SALT_SIZE - MERKLE_E_BAD_ALG] =
-		"salt is longer than 32 bytes",
+		"salt is longer than 32 bytes (dm-verity's: than 256)",
 	[MERKLE_E_BAD_VERSION - MERKLE_E_BAD_ALG] =
 		"fs-verity descriptor version is not 1",
 	[MERKLE_E_RESERVED_NONZERO - MERKLE_E_BAD_ALG] =

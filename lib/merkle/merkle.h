@@ -84,7 +84,7 @@
 enum merkle_error {
 	MERKLE_E_BAD_ALG = -1000,	/* argument: unknown hash algorithm */
 	MERKLE_E_BAD_BLOCKSIZE,		/* argument: block size not a power of 2 in range */
-	MERKLE_E_BAD_SALT_SIZE,		/* argument: salt longer than 32 bytes */
+	MERKLE_E_BAD_SALT_SIZE,		/* argument: salt longer than 32 (dm-verity: 256) bytes */
 	MERKLE_E_BAD_VERSION,		/* damage: descriptor version is not 1 */
 	MERKLE_E_RESERVED_NONZERO,	/* damage: descriptor reserved bytes not zero */
 	MERKLE_E_DESC_TOO_SHORT,	/* damage: buffer shorter than the descriptor */

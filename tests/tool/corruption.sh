@@ -58,6 +58,7 @@ corrupt_at $((level0 + 5 * BS + 7))
 [ "$(bad_blocks | wc -l)" = 20 ] || fail "level-0 block 5: $(bad_blocks | wc -l) blocks listed"
 grep -q "and 12 more bad data blocks" "$WORK/err" || fail "level-0: no count of the rest"
 grep -q "'img': 32 of $BLOCKS data blocks" "$WORK/err" || fail "level-0: $(tail -n1 "$WORK/err")"
+! grep -q "root hash" "$WORK/err" || fail "level-0: blamed the root hash"
 # -v lists all of them: blocks 160..191.
 run_capture "$VV" verify -v img
 [ "$(bad_blocks | tr '\n' ' ')" = "$(seq -s ' ' 160 191) " ] ||
@@ -73,6 +74,8 @@ grep -q "'img': 1024 of $BLOCKS data blocks" "$WORK/err" || fail "level-1: $(tai
 # and the file digest no longer matches the trusted one.
 corrupt_at $((desc_pos + 16))
 grep -q "'img': $BLOCKS of $BLOCKS data blocks" "$WORK/err" || fail "root hash: $(tail -n1 "$WORK/err")"
+grep -q "'img': the root hash [0-9a-f]* does not match the Merkle tree, whose top block hashes to" \
+	"$WORK/err" || fail "root hash: no line saying the root hash does not match"
 expect_error 1 "file digest .* does not match the expected $(cut -d' ' -f1 clean.line)" \
 	"$VV" verify img --digest="$(cut -d' ' -f1 clean.line)"
 # The descriptor's version byte: the descriptor itself is refused.

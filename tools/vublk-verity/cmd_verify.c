@@ -14,25 +14,20 @@
  * With --trusted-cert, --signature or --require-signature the image's
  * builtin signature is checked too (lib/sig: sig_check()), after the
  * digest and before the data, as `vublk add -t verity` checks it.
+ *
+ * With --format=dm-verity the image is a data file and the hash area
+ * `veritysetup format` wrote (dmverity.c opens them), and the root hash
+ * the user gives is the only trust: the same pass over the data then
+ * checks what `veritysetup verify` checks.
  */
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "f2fslayout.h"
 #include "sig.h"
 #include "vublk_verity.h"
-
-/* Data read and verified per call: few syscalls, cache-friendly. */
-#define VERIFY_BATCH_BYTES (1U << 20)
-/* Hash blocks kept; a sequential pass needs one path plus readahead. */
-#define VERIFY_CACHE_BYTES (16U << 20)
-/* Level-0 blocks read ahead on a miss (sequential: always useful). */
-#define VERIFY_READAHEAD_BLOCKS 32
-/* Bad blocks listed without -v; a bad hash block can hide thousands. */
-#define VERIFY_LISTED_BAD_BLOCKS 20
 
 enum {
 	OPT_DIGEST = VV_OPT_SALT + 1,
@@ -48,6 +43,7 @@ static const struct option verify_longopts[] = {
 	{ "signature",	required_argument, NULL, OPT_SIGNATURE },
 	{ "require-signature", no_argument, NULL, OPT_REQUIRE_SIGNATURE },
 	{ "verbose",	no_argument,	   NULL, OPT_VERBOSE },
+	VV_DMV_VERIFY_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -58,16 +54,8 @@ struct verify_options {
 	bool verbose;
 	struct sig_policy sig;		/* --trusted-cert, --signature,
 					 * --require-signature */
-};
-
-/* One pass over the data of an image. */
-struct verify_pass {
-	const char *name;
-	int fd;
-	const struct f2fslayout_image *img;
-	struct merkle_tree *tree;
-	bool verbose;
-	uint64_t bad_blocks;
+	const char *first_fsverity_option; /* of those and --digest */
+	struct vv_dmv_options dmv;	/* --format and dm-verity's */
 };
 
 /* "ALG:HEX", the form `fsverity digest` prints (lib/merkle's syntax). */
@@ -110,11 +98,30 @@ static bool read_signature(struct verify_options *o, const char *arg)
 	return false;
 }
 
-/* A vv_option_fn: -v, --digest and the signature options. */
+/* --digest and the signature options, by name, for a refusal. */
+static const char *fsverity_option_name(int c)
+{
+	switch (c) {
+	case OPT_DIGEST:
+		return "--digest";
+	case OPT_TRUSTED_CERT:
+		return "--trusted-cert";
+	case OPT_SIGNATURE:
+		return "--signature";
+	default:
+		return "--require-signature";
+	}
+}
+
+/* A vv_option_fn: -v, --digest, the signature and dm-verity options. */
 static bool parse_verify_option(int c, const char *arg, void *ctx)
 {
 	struct verify_options *o = ctx;
 
+	if (vv_is_dmv_option(c))
+		return vv_parse_dmv_option(c, arg, &o->dmv);
+	if (c != OPT_VERBOSE && !o->first_fsverity_option)
+		o->first_fsverity_option = fsverity_option_name(c);
 	switch (c) {
 	case OPT_VERBOSE:
 		o->verbose = true;
@@ -197,147 +204,43 @@ static int check_file_digest(const struct verify_options *o,
 	return VV_EXIT_FAILURE;
 }
 
-/* A vv_bad_block_fn: name the block (the first few unless -v). */
-static void report_bad_block(void *ctx, uint64_t block)
-{
-	struct verify_pass *v = ctx;
-	unsigned log_bs = v->img->params.log_blocksize;
-
-	v->bad_blocks++;
-	if (v->verbose || v->bad_blocks <= VERIFY_LISTED_BAD_BLOCKS)
-		fprintf(stderr,
-			"%s: data block %llu (offset %llu) does not match the Merkle tree\n",
-			v->name, (unsigned long long)block,
-			(unsigned long long)block << log_bs);
-}
-
-/* Read the data in batches, zero-padding the last block as the kernel
- * does for the page past i_size, and verify each batch. */
-static bool verify_all_blocks(struct verify_pass *v, uint8_t *buf)
-{
-	const struct merkle_geometry *g = &v->img->geometry;
-	uint64_t data_size = v->img->params.data_size;
-	unsigned log_bs = v->img->params.log_blocksize;
-	size_t batch_blocks = VERIFY_BATCH_BYTES >> log_bs;
-	uint64_t first, off;
-	size_t nblocks, len;
-	int err;
-
-	for (first = 0; first < g->data_blocks; first += nblocks) {
-		nblocks = batch_blocks;
-		if (nblocks > g->data_blocks - first)
-			nblocks = g->data_blocks - first;
-		off = first << log_bs;
-		len = (size_t)nblocks << log_bs;
-		if (len > data_size - off)
-			len = data_size - off;
-		err = vv_pread_full(v->fd, buf, len, off);
-		if (err) {
-			vv_error("error reading '%s' at offset %llu: %s",
-				 v->name, (unsigned long long)off,
-				 vv_io_error_text(err));
-			return false;
-		}
-		memset(buf + len, 0, ((size_t)nblocks << log_bs) - len);
-		err = vv_verify_blocks(v->tree, first, buf, nblocks,
-				       VERIFY_READAHEAD_BLOCKS,
-				       report_bad_block, v);
-		if (err) {
-			vv_error("can't verify '%s' at data block %llu: %s",
-				 v->name, (unsigned long long)first,
-				 f2fslayout_strerror(err));
-			return false;
-		}
-	}
-	return true;
-}
-
-static void print_tree_stats(const struct verify_pass *v)
-{
-	struct merkle_stats s;
-
-	merkle_tree_stats(v->tree, &s);
-	printf("%s: %llu data blocks verified, %llu failed; %llu tree reads of %llu hash blocks (%llu read ahead); cache %llu hits, %llu misses\n",
-	       v->name, (unsigned long long)s.blocks_verified,
-	       (unsigned long long)s.failures,
-	       (unsigned long long)s.tree_reads,
-	       (unsigned long long)s.tree_blocks_read,
-	       (unsigned long long)s.blocks_read_ahead,
-	       (unsigned long long)s.cache_hits,
-	       (unsigned long long)s.cache_misses);
-}
-
-static int summarize_bad_blocks(const struct verify_pass *v)
-{
-	if (!v->verbose && v->bad_blocks > VERIFY_LISTED_BAD_BLOCKS)
-		fprintf(stderr,
-			"%s: ... and %llu more bad data blocks (use -v to list them all)\n",
-			v->name,
-			(unsigned long long)(v->bad_blocks -
-					     VERIFY_LISTED_BAD_BLOCKS));
-	vv_error("'%s': %llu of %llu data blocks do not match the Merkle tree",
-		 v->name, (unsigned long long)v->bad_blocks,
-		 (unsigned long long)v->img->geometry.data_blocks);
-	return VV_EXIT_FAILURE;
-}
-
-/* Open the tree over the image's tree region and check every block. */
-static int verify_data(struct verify_pass *v)
+/* Every data block against the tree in the image's tree region. */
+static int verify_data(const struct verify_options *o, const char *name,
+		       int fd, const struct f2fslayout_image *img)
 {
 	struct f2fslayout_tree_io io = {
-		.fd = v->fd,
-		.tree_pos = v->img->layout.tree_pos,
-		.tree_size = v->img->layout.tree_size,
+		.fd = fd,
+		.tree_pos = img->layout.tree_pos,
+		.tree_size = img->layout.tree_size,
 	};
-	struct merkle_cache *cache = merkle_cache_new(VERIFY_CACHE_BYTES);
-	uint8_t *buf = malloc(VERIFY_BATCH_BYTES);
-	bool ok = false;
-	int err;
+	struct vv_verify_pass v = {
+		.name = name,
+		.fd = fd,
+		.params = &img->params,
+		.root_hash = img->root_hash,
+		.read_tree = f2fslayout_tree_read,
+		.read_ctx = &io,
+		.verbose = o->verbose,
+	};
 
-	if (!cache || !buf) {
-		vv_error("out of memory verifying '%s'", v->name);
-		goto out;
-	}
-	err = merkle_tree_open(&v->tree, &v->img->params, v->img->root_hash,
-			       cache, f2fslayout_tree_read, &io);
-	if (err) {
-		vv_error("can't open the Merkle tree of '%s': %s", v->name,
-			 f2fslayout_strerror(err));
-		goto out;
-	}
-	ok = verify_all_blocks(v, buf);
-	if (ok && v->verbose)
-		print_tree_stats(v);
-	merkle_tree_close(v->tree);
-out:
-	free(buf);
-	merkle_cache_free(cache);
-	if (!ok)
-		return VV_EXIT_USAGE;
-	return v->bad_blocks ? summarize_bad_blocks(v) : VV_EXIT_OK;
+	return vv_verify_data(&v);
 }
 
 static int verify_image(const struct verify_options *o, const char *name)
 {
 	uint8_t digest[MERKLE_MAX_DIGEST_SIZE];
 	struct f2fslayout_image img;
-	struct verify_pass v = {
-		.name = name,
-		.img = &img,
-		.verbose = o->verbose,
-	};
 	struct vv_file f;
 	int status;
 
 	status = vv_open_image(name, O_RDONLY, &f, &img);
 	if (status != VV_EXIT_OK)
 		return status;
-	v.fd = f.fd;
 	status = check_file_digest(o, name, &img, digest);
 	if (status == VV_EXIT_OK)
 		status = check_signature(o, name, &img, digest);
 	if (status == VV_EXIT_OK)
-		status = verify_data(&v);
+		status = verify_data(o, name, f.fd, &img);
 	f2fslayout_image_release(&img);
 	if (!vv_close(&f) && status == VV_EXIT_OK)
 		status = VV_EXIT_USAGE;
@@ -346,19 +249,79 @@ static int verify_image(const struct verify_options *o, const char *name)
 	return status;
 }
 
+/*
+ * A dm-verity image: DATA against the tree of its hash area, trusting
+ * the root hash given.  Quiet when it holds, as `veritysetup verify`.
+ */
+static int verify_dmverity(const struct verify_options *o, const char *name)
+{
+	struct vv_dmv_image img;
+	struct vv_region tree;
+	struct vv_verify_pass v = {
+		.name = name,
+		.root_hash = o->dmv.root_hash,
+		.read_tree = vv_region_read,
+		.read_ctx = &tree,
+		.tree_region = &tree,
+		.verbose = o->verbose,
+	};
+	unsigned digest_size;
+	int status;
+
+	status = vv_dmv_open(&o->dmv, name, &img);
+	if (status != VV_EXIT_OK)
+		return status;
+	digest_size = merkle_digest_size(img.params.hash_alg);
+	if (o->dmv.root_hash_size != digest_size) {
+		status = vv_usage_error("invalid --root-hash: %zu bytes, but %s root hashes have %u (%s hex digits)",
+					o->dmv.root_hash_size,
+					merkle_hash_alg_name(img.params.hash_alg),
+					digest_size,
+					digest_size == 32 ? "64" : "128");
+	} else {
+		vv_region_init(&tree, img.hash_file, img.tree_off);
+		v.fd = img.data.fd;
+		v.params = &img.params;
+		status = vv_verify_data(&v);
+		if (status == VV_EXIT_OK)
+			status = vv_dmv_check_spare(&img, name);
+	}
+	if (!vv_dmv_close(&img) && status == VV_EXIT_OK)
+		status = VV_EXIT_USAGE;
+	return status;
+}
+
+/* Verify name in its --format; the options of one format only are
+ * refused with the other. */
+static int verify_one(const struct verify_options *o, const char *name)
+{
+	int status = vv_dmv_options_check(&o->dmv, true);
+
+	if (status != VV_EXIT_OK)
+		return status;
+	if (o->dmv.format == VV_FORMAT_FSVERITY)
+		return verify_image(o, name);
+	if (o->first_fsverity_option)
+		return vv_usage_error("%s is for fs-verity images: a dm-verity image is trusted through --root-hash",
+				      o->first_fsverity_option);
+	return verify_dmverity(o, name);
+}
+
 int vv_cmd_verify(int argc, char *argv[])
 {
 	struct verify_options o = { 0 };
 	int status;
 
+	vv_dmv_options_init(&o.dmv);
 	if (!vv_parse_options(&argc, &argv, "v", verify_longopts, NULL,
 			      parse_verify_option, &o))
 		status = VV_EXIT_USAGE;
 	else if (argc != 1)
-		status = vv_usage_error("expected exactly one IMAGE, %d given",
-					argc);
+		status = vv_usage_error("expected exactly one %s, %d given",
+					o.dmv.format == VV_FORMAT_DMVERITY ?
+					"DATA" : "IMAGE", argc);
 	else
-		status = verify_image(&o, argv[0]);
+		status = verify_one(&o, argv[0]);
 	sig_policy_release(&o.sig);
 	return status;
 }

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +61,30 @@ bool vv_open_regular(struct vv_file *f, const char *name, int flags,
 	}
 	*size = st.st_size;
 	return true;
+}
+
+bool vv_open_sized(struct vv_file *f, const char *name, uint64_t *size)
+{
+	struct stat st;
+
+	if (!vv_open(f, name, O_RDONLY, 0))
+		return false;
+	if (fstat(f->fd, &st) != 0) {
+		vv_error("can't stat '%s': %s", name, strerror(errno));
+	} else if (S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size;
+		return true;
+	} else if (S_ISBLK(st.st_mode)) {
+		if (ioctl(f->fd, BLKGETSIZE64, size) == 0)
+			return true;
+		vv_error("can't get the size of block device '%s': %s", name,
+			 strerror(errno));
+	} else {
+		vv_error("'%s' is neither a regular file nor a block device: give a file or a device",
+			 name);
+	}
+	vv_close(f);
+	return false;
 }
 
 bool vv_close(struct vv_file *f)

@@ -61,6 +61,14 @@ TREE_OPTIONS_USAGE
 		.usage =
 "    vublk-verity verify IMAGE [--digest=ALG:HEX] [--trusted-cert=CERT]...\n"
 "               [--signature=FILE] [--require-signature] [-v]\n"
+"    vublk-verity verify --format=dm-verity DATA --root-hash=HEX\n"
+"               [--hash-device=HASH] [--hash-offset=BYTES] [-v]\n"
+"               [--no-superblock [--hash=ALG] [--data-block-size=N]\n"
+"               [--hash-block-size=N] [--data-blocks=N] [--salt=HEX]]\n"
+"      --format=fs-verity|dm-verity\n"
+"                          fs-verity (default): IMAGE is a vublk image;\n"
+"                          dm-verity: DATA and the hash area that\n"
+"                          veritysetup format wrote\n"
 "      --digest=ALG:HEX    also require this fs-verity file digest\n"
 "      --trusted-cert=CERT check the image's signature against this X.509\n"
 "                          certificate (PEM or DER; repeatable), as the\n"
@@ -69,8 +77,22 @@ TREE_OPTIONS_USAGE
 "                          embedded in IMAGE\n"
 "      --require-signature refuse an unsigned image\n"
 "  -v, --verbose           list every bad block and print tree statistics\n"
+"  dm-verity, with veritysetup's option names and defaults:\n"
+"      --root-hash=HEX     the root hash veritysetup format printed\n"
+"      --hash-device=HASH  the hash device or file (default: DATA itself,\n"
+"                          then --hash-offset is needed)\n"
+"      --hash-offset=BYTES where the hash area starts on HASH, a multiple\n"
+"                          of 512 (default 0)\n"
+"      --no-superblock     the hash area has no superblock: the options\n"
+"                          below give what it would (only then)\n"
+"      --hash=ALG          sha256 (default) or sha512\n"
+"      --data-block-size=N, --hash-block-size=N\n"
+"                          block sizes, equal, a power of 2 from 512 to\n"
+"                          65536 (default 4096)\n"
+"      --data-blocks=N     data blocks (default: all of DATA)\n"
+"      --salt=HEX          at most 256 bytes; - or none given: no salt\n"
 "  Exit status: 0 all good, 1 corruption found or signature refused,\n"
-"  2 usage or I/O error.\n",
+"  2 usage or I/O error, or dm-verity parameters that are not usable.\n",
 	}, {
 		.name = "sign",
 		.run = vv_cmd_sign,
@@ -106,9 +128,16 @@ TREE_OPTIONS_USAGE
 	}, {
 		.name = "dump",
 		.run = vv_cmd_dump,
-		.summary = "Show the descriptor, location and tree levels of an image",
+		.summary = "Show the metadata of an image: its descriptor and tree levels, or a dm-verity superblock",
 		.usage =
 "    vublk-verity dump IMAGE [--json]\n"
+"    vublk-verity dump --format=dm-verity HASH [--hash-offset=BYTES] [--json]\n"
+"      --format=fs-verity|dm-verity\n"
+"                          fs-verity (default): IMAGE's descriptor, metadata\n"
+"                          location and tree levels; dm-verity: the\n"
+"                          superblock veritysetup format wrote on HASH, and\n"
+"                          where its tree levels are\n"
+"      --hash-offset=BYTES where the superblock is on HASH (default 0)\n"
 "      --json              print one JSON object instead of text\n",
 	},
 };
@@ -331,35 +360,46 @@ static bool parse_hash_alg(const char *arg, unsigned *hash_alg)
 	return true;
 }
 
-static bool parse_block_size(const char *arg, unsigned *log_blocksize)
+/*
+ * A block size option opt: a power of 2 from 1 << min_log to
+ * 1 << MERKLE_MAX_LOG_BLOCKSIZE, in decimal; its log to *log_blocksize.
+ */
+static bool parse_block_size_option(const char *opt, const char *arg,
+				    unsigned min_log, unsigned *log_blocksize)
 {
 	const char *end;
 	uint64_t n;
 	unsigned log;
 
 	if (parse_decimal(arg, &n, &end) && *end == '\0') {
-		for (log = MERKLE_MIN_LOG_BLOCKSIZE;
-		     log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
+		for (log = min_log; log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
 			if (n == 1ULL << log) {
 				*log_blocksize = log;
 				return true;
 			}
 		}
 	}
-	vv_usage_error("invalid --block-size '%s': must be a power of 2 from %u to %u",
-		       arg, 1U << MERKLE_MIN_LOG_BLOCKSIZE,
-		       1U << MERKLE_MAX_LOG_BLOCKSIZE);
+	vv_usage_error("invalid %s '%s': must be a power of 2 from %u to %u",
+		       opt, arg, 1U << min_log, 1U << MERKLE_MAX_LOG_BLOCKSIZE);
 	return false;
 }
 
-/* fsverity-utils' hex2bin(): 2 hex digits per byte, up to 32 bytes. */
-static bool parse_salt(const char *arg, struct merkle_params *p)
+/* fsverity-utils' --block-size: 1 KiB to 64 KiB. */
+static bool parse_block_size(const char *arg, unsigned *log_blocksize)
 {
-	int len = merkle_parse_hex(arg, p->salt, MERKLE_MAX_SALT_SIZE);
+	return parse_block_size_option("--block-size", arg,
+				       MERKLE_MIN_LOG_BLOCKSIZE, log_blocksize);
+}
+
+/* fsverity-utils' hex2bin(): 2 hex digits per byte, up to max bytes. */
+static bool parse_salt_hex(const char *arg, uint8_t *salt, size_t max,
+			   unsigned *salt_size)
+{
+	int len = merkle_parse_hex(arg, salt, max);
 
 	if (len == MERKLE_E_HEX_TOO_LONG) {
-		vv_usage_error("invalid --salt '%s': %zu bytes, at most %d allowed",
-			       arg, strlen(arg) / 2, MERKLE_MAX_SALT_SIZE);
+		vv_usage_error("invalid --salt '%s': %zu bytes, at most %zu allowed",
+			       arg, strlen(arg) / 2, max);
 		return false;
 	}
 	if (len < 0) {
@@ -367,8 +407,14 @@ static bool parse_salt(const char *arg, struct merkle_params *p)
 			       merkle_strerror(len));
 		return false;
 	}
-	p->salt_size = (unsigned)len;
+	*salt_size = (unsigned)len;
 	return true;
+}
+
+static bool parse_salt(const char *arg, struct merkle_params *p)
+{
+	return parse_salt_hex(arg, p->salt, MERKLE_MAX_SALT_SIZE,
+			      &p->salt_size);
 }
 
 bool vv_parse_jobs(const char *arg, unsigned *threads)
@@ -542,4 +588,188 @@ void vv_print_digest(unsigned hash_alg, const uint8_t *digest,
 
 	vv_bin2hex(digest, merkle_digest_size(hash_alg), hex);
 	printf("%s:%s %s\n", merkle_hash_alg_name(hash_alg), hex, name);
+}
+
+/* ---- --format and the dm-verity options (verify, dump) ---- */
+
+static const char *const dmv_option_names[] = {
+	[VV_OPT_FORMAT - VV_OPT_FORMAT] = "--format",
+	[VV_OPT_HASH_DEVICE - VV_OPT_FORMAT] = "--hash-device",
+	[VV_OPT_ROOT_HASH - VV_OPT_FORMAT] = "--root-hash",
+	[VV_OPT_HASH_OFFSET - VV_OPT_FORMAT] = "--hash-offset",
+	[VV_OPT_NO_SUPERBLOCK - VV_OPT_FORMAT] = "--no-superblock",
+	[VV_OPT_DMV_HASH - VV_OPT_FORMAT] = "--hash",
+	[VV_OPT_DATA_BLOCK_SIZE - VV_OPT_FORMAT] = "--data-block-size",
+	[VV_OPT_HASH_BLOCK_SIZE - VV_OPT_FORMAT] = "--hash-block-size",
+	[VV_OPT_DATA_BLOCKS - VV_OPT_FORMAT] = "--data-blocks",
+	[VV_OPT_DMV_SALT - VV_OPT_FORMAT] = "--salt",
+};
+_Static_assert(ARRAY_SIZE(dmv_option_names) ==
+	       VV_OPT_DMV_END - VV_OPT_FORMAT, "a name per dm-verity option");
+
+/* veritysetup's defaults (cryptsetup's DEFAULT_VERITY_*), no salt. */
+void vv_dmv_options_init(struct vv_dmv_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cfg.hash_alg = MERKLE_HASH_SHA256;
+	o->cfg.log_blocksize = 12;
+	o->hash_log_blocksize = 12;
+}
+
+bool vv_is_dmv_option(int opt)
+{
+	return opt >= VV_OPT_FORMAT && opt < VV_OPT_DMV_END;
+}
+
+static bool parse_format(const char *arg, enum vv_format *format)
+{
+	if (strcmp(arg, "fs-verity") == 0) {
+		*format = VV_FORMAT_FSVERITY;
+		return true;
+	}
+	if (strcmp(arg, "dm-verity") == 0) {
+		*format = VV_FORMAT_DMVERITY;
+		return true;
+	}
+	vv_usage_error("invalid --format '%s': use fs-verity or dm-verity",
+		       arg);
+	return false;
+}
+
+/* The hex root hash; its size is checked once the algorithm is known. */
+static bool parse_root_hash(const char *arg, struct vv_dmv_options *o)
+{
+	int len = merkle_parse_hex(arg, o->root_hash, sizeof(o->root_hash));
+
+	if (len == 0)
+		len = MERKLE_E_DIGEST_SIZE;
+	if (len < 0) {
+		vv_usage_error("invalid --root-hash '%s': %s; give the root hash veritysetup format printed",
+			       arg, len == MERKLE_E_DIGEST_SIZE ||
+				    len == MERKLE_E_HEX_TOO_LONG ?
+			       "not the length of a sha256 or sha512 digest" :
+			       merkle_strerror(len));
+		return false;
+	}
+	o->root_hash_size = (size_t)len;
+	return true;
+}
+
+static bool parse_hash_offset(const char *arg, uint64_t *offset)
+{
+	if (!vv_parse_size("--hash-offset", arg, offset))
+		return false;
+	if (*offset % 512 == 0)
+		return true;
+	vv_usage_error("invalid --hash-offset '%s': %s", arg,
+		       merkle_strerror(MERKLE_E_DMV_HASH_OFFSET));
+	return false;
+}
+
+/* veritysetup's --hash: the algorithms of lib/merkle, by name. */
+static bool parse_dmv_hash(const char *arg, unsigned *hash_alg)
+{
+	int alg = merkle_hash_alg_from_name(arg);
+
+	if (alg < 0) {
+		vv_usage_error("invalid --hash '%s': %s", arg,
+			       merkle_strerror(MERKLE_E_DMV_BAD_ALG));
+		return false;
+	}
+	*hash_alg = (unsigned)alg;
+	return true;
+}
+
+/* --data-block-size, --hash-block-size: 512 bytes to 64 KiB. */
+static bool parse_dmv_block_size(const char *opt, const char *arg,
+				 unsigned *log_blocksize)
+{
+	return parse_block_size_option(opt, arg, MERKLE_DMV_MIN_LOG_BLOCKSIZE,
+				       log_blocksize);
+}
+
+static bool parse_data_blocks(const char *arg, uint64_t *blocks)
+{
+	const char *end;
+
+	if (parse_decimal(arg, blocks, &end) && *end == '\0' && *blocks)
+		return true;
+	vv_usage_error("invalid --data-blocks '%s': expected a number of blocks from 1 below 2^64",
+		       arg);
+	return false;
+}
+
+/* veritysetup's --salt: hex of up to 256 bytes, or "-" for none. */
+static bool parse_dmv_salt(const char *arg, struct merkle_dmv_config *cfg)
+{
+	if (strcmp(arg, "-") == 0) {
+		cfg->salt_size = 0;
+		return true;
+	}
+	return parse_salt_hex(arg, cfg->salt, sizeof(cfg->salt),
+			      &cfg->salt_size);
+}
+
+bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o)
+{
+	const char *name = dmv_option_names[opt - VV_OPT_FORMAT];
+	uint32_t bit = 1u << (opt - VV_OPT_FORMAT);
+
+	if (!vv_option_once(o->given & bit, name))
+		return false;
+	o->given |= bit;
+	if (opt != VV_OPT_FORMAT && !o->first_dmv_option)
+		o->first_dmv_option = name;
+	if (opt >= VV_OPT_DMV_HASH && !o->first_param_option)
+		o->first_param_option = name;
+
+	switch (opt) {
+	case VV_OPT_FORMAT:
+		return parse_format(arg, &o->format);
+	case VV_OPT_HASH_DEVICE:
+		o->hash_device = arg;
+		return true;
+	case VV_OPT_ROOT_HASH:
+		return parse_root_hash(arg, o);
+	case VV_OPT_HASH_OFFSET:
+		return parse_hash_offset(arg, &o->cfg.hash_offset);
+	case VV_OPT_NO_SUPERBLOCK:
+		o->cfg.no_superblock = true;
+		return true;
+	case VV_OPT_DMV_HASH:
+		return parse_dmv_hash(arg, &o->cfg.hash_alg);
+	case VV_OPT_DATA_BLOCK_SIZE:
+		return parse_dmv_block_size(name, arg, &o->cfg.log_blocksize);
+	case VV_OPT_HASH_BLOCK_SIZE:
+		return parse_dmv_block_size(name, arg, &o->hash_log_blocksize);
+	case VV_OPT_DATA_BLOCKS:
+		return parse_data_blocks(arg, &o->cfg.data_blocks);
+	default:	/* VV_OPT_DMV_SALT */
+		return parse_dmv_salt(arg, &o->cfg);
+	}
+}
+
+int vv_dmv_options_check(const struct vv_dmv_options *o, bool verify)
+{
+	if (o->format != VV_FORMAT_DMVERITY) {
+		if (o->first_dmv_option)
+			return vv_usage_error("%s is for dm-verity images: give --format=dm-verity too",
+					      o->first_dmv_option);
+		return VV_EXIT_OK;
+	}
+	if (!o->cfg.no_superblock && o->first_param_option)
+		return vv_usage_error("%s is given by the dm-verity superblock: give it only with --no-superblock",
+				      o->first_param_option);
+	if (o->cfg.log_blocksize != o->hash_log_blocksize)
+		return vv_usage_error("--data-block-size %u and --hash-block-size %u differ: vublk serves equal block sizes (veritysetup's default)",
+				      1U << o->cfg.log_blocksize,
+				      1U << o->hash_log_blocksize);
+	if (!verify)
+		return VV_EXIT_OK;
+	if (!o->root_hash_size)
+		return vv_usage_error("--format=dm-verity needs --root-hash: the root hash veritysetup format printed");
+	if (!o->hash_device && !(o->given & 1u << (VV_OPT_HASH_OFFSET -
+						  VV_OPT_FORMAT)))
+		return vv_usage_error("without --hash-device the hash area is in the data file: give its --hash-offset");
+	return VV_EXIT_OK;
 }

@@ -112,6 +112,83 @@ bool vv_parse_options(int *argc, char **argv[], const char *shortopts,
 		      vv_option_fn parse_option, void *ctx);
 
 /*
+ * --format and the dm-verity options of verify and dump, named as
+ * veritysetup names them.  Their getopt_long() values are above any
+ * subcommand's own (those count up from VV_OPT_SALT + 1).
+ */
+enum vv_format {
+	VV_FORMAT_FSVERITY,		/* a vublk image (the default) */
+	VV_FORMAT_DMVERITY,		/* data + veritysetup's hash area */
+};
+
+enum {
+	VV_OPT_FORMAT = 512,
+	VV_OPT_HASH_DEVICE,
+	VV_OPT_ROOT_HASH,
+	VV_OPT_HASH_OFFSET,
+	VV_OPT_NO_SUPERBLOCK,
+	/* Only with --no-superblock: the superblock's fields. */
+	VV_OPT_DMV_HASH,
+	VV_OPT_DATA_BLOCK_SIZE,
+	VV_OPT_HASH_BLOCK_SIZE,
+	VV_OPT_DATA_BLOCKS,
+	VV_OPT_DMV_SALT,
+	VV_OPT_DMV_END,
+};
+
+/* verify's: every dm-verity option. */
+#define VV_DMV_VERIFY_LONGOPTS \
+	{ "format",	required_argument, NULL, VV_OPT_FORMAT }, \
+	{ "hash-device", required_argument, NULL, VV_OPT_HASH_DEVICE }, \
+	{ "root-hash",	required_argument, NULL, VV_OPT_ROOT_HASH }, \
+	{ "hash-offset", required_argument, NULL, VV_OPT_HASH_OFFSET }, \
+	{ "no-superblock", no_argument,	   NULL, VV_OPT_NO_SUPERBLOCK }, \
+	{ "hash",	required_argument, NULL, VV_OPT_DMV_HASH }, \
+	{ "data-block-size", required_argument, NULL, VV_OPT_DATA_BLOCK_SIZE }, \
+	{ "hash-block-size", required_argument, NULL, VV_OPT_HASH_BLOCK_SIZE }, \
+	{ "data-blocks", required_argument, NULL, VV_OPT_DATA_BLOCKS }, \
+	{ "salt",	required_argument, NULL, VV_OPT_DMV_SALT }
+
+/* dump's: where the superblock is (--no-superblock only to refuse it). */
+#define VV_DMV_DUMP_LONGOPTS \
+	{ "format",	required_argument, NULL, VV_OPT_FORMAT }, \
+	{ "hash-offset", required_argument, NULL, VV_OPT_HASH_OFFSET }, \
+	{ "no-superblock", no_argument,	   NULL, VV_OPT_NO_SUPERBLOCK }
+
+/* What those options say, parsed and each checked on its own. */
+struct vv_dmv_options {
+	enum vv_format format;
+	const char *hash_device;	/* NULL: the hash area is in DATA */
+	uint8_t root_hash[MERKLE_MAX_DIGEST_SIZE];
+	size_t root_hash_size;		/* bytes given; 0: no --root-hash */
+	/* hash_offset and the --no-superblock parameters, defaults as
+	 * veritysetup's: sha256, 4096-byte blocks, no salt, the whole
+	 * data device; same_device is set by vv_dmv_open(). */
+	struct merkle_dmv_config cfg;
+	unsigned hash_log_blocksize;	/* --hash-block-size */
+	/* The first dm-verity option given, and the first that only
+	 * --no-superblock takes, by name ("--hash"); NULL if none. */
+	const char *first_dmv_option;
+	const char *first_param_option;
+	uint32_t given;			/* bit (opt - VV_OPT_FORMAT) */
+};
+
+/* The defaults above. */
+void vv_dmv_options_init(struct vv_dmv_options *o);
+/* Whether opt is one of the VV_OPT_FORMAT.. options. */
+bool vv_is_dmv_option(int opt);
+/* Parse one of them (each at most once); false after an error line. */
+bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o);
+/*
+ * After all options: refuse the combinations that make no sense (one
+ * usage error line): dm-verity options without --format=dm-verity, the
+ * superblock's fields with a superblock, different block sizes, and for
+ * verify a missing --root-hash or, without --hash-device, --hash-offset.
+ * Returns VV_EXIT_OK or VV_EXIT_USAGE.
+ */
+int vv_dmv_options_check(const struct vv_dmv_options *o, bool verify);
+
+/*
  * fsverity-utils takes each option at most once: when given_before, print
  * "OPT given twice" and return false.
  */
@@ -151,6 +228,9 @@ bool vv_open(struct vv_file *f, const char *name, int flags, mode_t mode);
 /* open() for reading a regular file and get its size. */
 bool vv_open_regular(struct vv_file *f, const char *name, int flags,
 		     uint64_t *size);
+/* Open name for reading and get its size: a regular file or a block
+ * device.  False after an error line. */
+bool vv_open_sized(struct vv_file *f, const char *name, uint64_t *size);
 /* close(2), reporting a failure (delayed write errors show up here). */
 bool vv_close(struct vv_file *f);
 
@@ -188,6 +268,51 @@ int vv_region_write(void *ctx, const void *buf, size_t len, uint64_t off);
 void vv_report_build_error(const char *data_name,
 			   const struct vv_region *data,
 			   const struct vv_region *tree, const char *reason);
+
+/* ---- dm-verity images (dmverity.c) ---- */
+
+/*
+ * A data file and its dm-verity hash area (in another file, or in the
+ * data file itself), opened for reading and checked by merkle_dmv_open():
+ * params and the tree's offset on the hash file.
+ */
+struct vv_dmv_image {
+	struct vv_file data;
+	struct vv_file hash;		/* fd -1 when it is the data file */
+	const struct vv_file *hash_file; /* &hash, or &data */
+	uint64_t data_size;		/* the files' sizes */
+	uint64_t hash_size;
+	struct merkle_params params;
+	uint64_t tree_off;
+};
+
+/*
+ * Open data_name and o's hash device (o checked for verify) and read the
+ * superblock or take o's parameters.  Returns VV_EXIT_OK, or after one
+ * error line VV_EXIT_USAGE (a file that can't be opened or read, or
+ * whose superblock or sizes do not describe a dm-verity image: without
+ * usable parameters there is nothing to verify; the root hash is what
+ * tells a good tree from a bad one).  Release with vv_dmv_close().
+ */
+int vv_dmv_open(const struct vv_dmv_options *o, const char *data_name,
+		struct vv_dmv_image *img);
+/* Close the files; false after an error line. */
+bool vv_dmv_close(struct vv_dmv_image *img);
+
+/*
+ * After the data pass: the unused hash slots at the end of each level are
+ * zero, as `veritysetup verify` checks (else a superblock that says fewer
+ * data blocks would go unnoticed).  Returns VV_EXIT_OK, or after one error
+ * line VV_EXIT_FAILURE (not zero) or VV_EXIT_USAGE (read error).
+ */
+int vv_dmv_check_spare(const struct vv_dmv_image *img, const char *data_name);
+
+/*
+ * Read and parse the superblock at offset in f (size bytes): params and
+ * uuid.  Returns VV_EXIT_OK, or VV_EXIT_USAGE after one error line.
+ */
+int vv_dmv_read_sb(const struct vv_file *f, uint64_t size, uint64_t offset,
+		   struct merkle_params *params, uint8_t uuid[16]);
 
 /* ---- large tree writes (tree_writer.c) ---- */
 
@@ -237,6 +362,35 @@ typedef void (*vv_bad_block_fn)(void *ctx, uint64_t block);
 int vv_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 		     const uint8_t *buf, size_t nblocks, unsigned ra_blocks,
 		     vv_bad_block_fn bad, void *ctx);
+
+/*
+ * One pass over all the data of a file against its tree, what `verify`
+ * does for every format: the data is read from fd at offset 0 (the last
+ * block zero-padded past params->data_size) and each block is checked
+ * through the tree that read_tree reads (tree offsets, as
+ * merkle_tree_open() takes them), trusting root_hash only.  Every bad
+ * block is named on stderr (the first few unless verbose), then a line
+ * saying when the tree's top block does not match root_hash, then a
+ * summary; verbose also prints the tree's statistics.  When tree_region is
+ * not NULL it is read_ctx, and its failures are named with its file and
+ * offset.  Returns the exit status of verify: VV_EXIT_OK, VV_EXIT_FAILURE
+ * (bad blocks) or VV_EXIT_USAGE (could not tell: I/O error, no memory).
+ */
+struct vv_verify_pass {
+	const char *name;		/* the data file, in messages */
+	int fd;
+	const struct merkle_params *params;
+	const uint8_t *root_hash;
+	merkle_read_fn read_tree;
+	void *read_ctx;
+	const struct vv_region *tree_region;
+	bool verbose;
+	/* Set by vv_verify_data(). */
+	uint64_t data_blocks;
+	uint64_t bad_blocks;
+};
+
+int vv_verify_data(struct vv_verify_pass *v);
 
 /* ---- f2fs images (cmd_f2fs.c, f2fs_check.c) ---- */
 
