@@ -95,7 +95,10 @@ static void check_params(const struct merkle_params *p,
 	FUZZ_CHECK(p->log_blocksize >= MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
 		   p->log_blocksize <= MERKLE_MAX_LOG_BLOCKSIZE);
 	FUZZ_CHECK(p->salt_size <= MERKLE_DMV_MAX_SALT_SIZE);
-	FUZZ_CHECK(p->data_size && p->data_size % (1u << p->log_blocksize) == 0);
+	FUZZ_CHECK(merkle_log_data_blocksize(p) >= MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
+		   merkle_log_data_blocksize(p) <= MERKLE_MAX_LOG_BLOCKSIZE);
+	FUZZ_CHECK(p->data_size &&
+		   p->data_size % (1u << merkle_log_data_blocksize(p)) == 0);
 	FUZZ_CHECK(merkle_geometry_init(g, p) == 0);
 	FUZZ_CHECK(g->num_levels <= MERKLE_MAX_LEVELS);
 }
@@ -126,7 +129,7 @@ static int fuzz_sb_parse(const uint8_t *bytes, size_t len,
 		FUZZ_CHECK(le32toh(sb.version) == 1 &&
 			   le32toh(sb.hash_type) == 1);
 		FUZZ_CHECK(le32toh(sb.data_block_size) ==
-			   1u << p->log_blocksize);
+			   1u << merkle_log_data_blocksize(p));
 		FUZZ_CHECK(le32toh(sb.hash_block_size) ==
 			   1u << p->log_blocksize);
 		FUZZ_CHECK(le64toh(sb.data_blocks) == g.data_blocks);
@@ -205,7 +208,8 @@ static void check_opened(const struct merkle_dmv_config *cfg,
 			   p->salt_size == cfg->salt_size &&
 			   memcmp(p->salt, cfg->salt, p->salt_size) == 0);
 		FUZZ_CHECK(!cfg->data_blocks ||
-			   p->data_size == cfg->data_blocks << p->log_blocksize);
+			   p->data_size == cfg->data_blocks <<
+					   merkle_log_data_blocksize(p));
 	} else {
 		/* The superblock whole, then the first block boundary. */
 		FUZZ_CHECK(tree_off >= cfg->hash_offset + MERKLE_DMV_SB_SIZE &&
@@ -234,7 +238,7 @@ static void verify_first_block(const struct merkle_params *p,
 	dev->base = tree_off;
 	FUZZ_CHECK(merkle_tree_open(&tree, p, root, cache, mem_read, dev) == 0);
 	g = merkle_tree_geometry(tree);
-	block = calloc(1, g->block_size);
+	block = calloc(1, g->data_block_size);
 	FUZZ_CHECK(block != NULL);
 	err = merkle_verify_blocks(tree, 0, block, 1, 1, &res);
 	/* A root hash of zeroes matches nothing a hash gives. */

@@ -172,8 +172,7 @@ static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 	unsigned shift;
 
 	vt->log_tree_bs = vt->img.params.log_blocksize;
-	vt->log_bs = vt->img.params.log_data_blocksize ?
-		     vt->img.params.log_data_blocksize : vt->log_tree_bs;
+	vt->log_bs = merkle_log_data_blocksize(&vt->img.params);
 	if (size == 0 || size % 512) {
 		vublk_error("verity image %s holds %" PRIu64 " bytes of data, not a positive multiple of 512: a block device cannot expose that (seal an image whose data size is a multiple of 512)",
 			    t->backing_file, size);

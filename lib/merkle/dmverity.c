@@ -104,17 +104,18 @@ static int merkle_dmv_from_config(const struct merkle_dmv_config *cfg,
 	p->format = MERKLE_FORMAT_DMVERITY;
 	p->hash_alg = cfg->hash_alg;
 	p->log_blocksize = cfg->log_blocksize;
-	p->log_data_blocksize = cfg->log_data_blocksize;
+	p->log_data_blocksize = cfg->log_data_blocksize ?
+				cfg->log_data_blocksize : cfg->log_blocksize;
 	p->salt_size = cfg->salt_size;
 	memcpy(p->salt, cfg->salt, cfg->salt_size);
 	err = merkle_params_check(p);
 	if (err)
 		return err;
 	blocks = cfg->data_blocks ? cfg->data_blocks :
-		 data_dev_size >> cfg->log_data_blocksize;
-	if (!blocks || blocks > UINT64_MAX >> cfg->log_data_blocksize)
+		 data_dev_size >> p->log_data_blocksize;
+	if (!blocks || blocks > UINT64_MAX >> p->log_data_blocksize)
 		return MERKLE_E_DMV_DATA_BLOCKS;
-	p->data_size = blocks << cfg->log_data_blocksize;
+	p->data_size = blocks << p->log_data_blocksize;
 	return merkle_geometry_init(&g, p) ? MERKLE_E_DMV_DATA_BLOCKS : 0;
 }
 

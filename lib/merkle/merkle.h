@@ -167,6 +167,13 @@ struct merkle_params {
 	enum merkle_format format;	/* 0: fs-verity */
 };
 
+/* log2 of the data block size of p. */
+static inline unsigned merkle_log_data_blocksize(const struct merkle_params *p)
+{
+	return p->log_data_blocksize ? p->log_data_blocksize :
+				       p->log_blocksize;
+}
+
 /* The shape of a tree, derived from struct merkle_params. */
 struct merkle_geometry {
 	unsigned digest_size;
@@ -333,7 +340,7 @@ struct merkle_dmv_config {
 	bool no_superblock;		/* --no-superblock: then the rest */
 	unsigned hash_alg;		/* --hash */
 	unsigned log_blocksize;		/* --hash-block-size */
-	unsigned log_data_blocksize;	/* --data-block-size */
+	unsigned log_data_blocksize;	/* --data-block-size; 0: the same */
 	uint64_t data_blocks;		/* --data-blocks; 0: the whole data device */
 	unsigned salt_size;		/* --salt */
 	uint8_t salt[MERKLE_DMV_MAX_SALT_SIZE];

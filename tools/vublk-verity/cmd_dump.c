@@ -229,7 +229,7 @@ static void print_dmv_text(const struct dmv_dump_info *d)
 	printf("  uuid:             %s\n", d->uuid);
 	printf("  hash type:        1\n");
 	printf("  data blocks:      %llu\n", (unsigned long long)g->data_blocks);
-	printf("  data block size:  %u\n", g->block_size);
+	printf("  data block size:  %u\n", g->data_block_size);
 	printf("  hash blocks:      %llu\n",
 	       (unsigned long long)(g->tree_size / g->block_size));
 	printf("  hash block size:  %u\n", g->block_size);
@@ -256,7 +256,7 @@ static void print_dmv_json(const struct dmv_dump_info *d)
 	printf("    \"hash_type\": 1,\n");
 	printf("    \"data_blocks\": %llu,\n",
 	       (unsigned long long)g->data_blocks);
-	printf("    \"data_block_size\": %u,\n", g->block_size);
+	printf("    \"data_block_size\": %u,\n", g->data_block_size);
 	printf("    \"hash_blocks\": %llu,\n",
 	       (unsigned long long)(g->tree_size / g->block_size));
 	printf("    \"hash_block_size\": %u,\n", g->block_size);

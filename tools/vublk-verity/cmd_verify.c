@@ -273,11 +273,10 @@ static int verify_dmverity(const struct verify_options *o, const char *name)
 		return status;
 	digest_size = merkle_digest_size(img.params.hash_alg);
 	if (o->dmv.root_hash_size != digest_size) {
-		status = vv_usage_error("invalid --root-hash: %zu bytes, but %s root hashes have %u (%s hex digits)",
+		status = vv_usage_error("invalid --root-hash: %zu bytes, but %s root hashes have %u (%u hex digits)",
 					o->dmv.root_hash_size,
 					merkle_hash_alg_name(img.params.hash_alg),
-					digest_size,
-					digest_size == 32 ? "64" : "128");
+					digest_size, 2 * digest_size);
 	} else {
 		vv_region_init(&tree, img.hash_file, img.tree_off);
 		v.fd = img.data.fd;

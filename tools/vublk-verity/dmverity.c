@@ -114,8 +114,9 @@ static void report_open_error(const struct vv_dmv_image *img,
 	case MERKLE_E_DMV_DATA_SHORT:
 		vv_error("'%s' (%llu bytes) is smaller than its %llu dm-verity data blocks of %u bytes",
 			 img->data.name, (unsigned long long)img->data_size,
-			 (unsigned long long)(p->data_size >> p->log_blocksize),
-			 1U << p->log_blocksize);
+			 (unsigned long long)(p->data_size >>
+					      merkle_log_data_blocksize(p)),
+			 1U << merkle_log_data_blocksize(p));
 		return;
 	case MERKLE_E_DMV_OVERLAP:
 		vv_error("'%s': %s", img->data.name, merkle_strerror(err));
@@ -216,10 +217,10 @@ int vv_dmv_check_spare(const struct vv_dmv_image *img, const char *data_name)
 	for (level = 0; level < g.num_levels && status == VV_EXIT_OK; level++) {
 		/* Hashes in the level's last block, and the bytes after. */
 		used = below - (g.level_blocks[level] - 1) * g.hashes_per_block;
-		spare = g.block_size - used * g.digest_size;
+		spare = g.block_size - used * g.hash_stride;
 		last = g.level_start[level] + g.level_blocks[level] - 1;
 		off = img->tree_off + last * g.block_size +
-		      used * g.digest_size;
+		      used * g.hash_stride;
 		below = g.level_blocks[level];
 		if (!spare)
 			continue;

@@ -30,9 +30,9 @@ int vv_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 		     const uint8_t *buf, size_t nblocks, unsigned ra_blocks,
 		     vv_bad_block_fn bad, void *ctx)
 {
-	/* block_size is a power of 2: its log is its ctz. */
-	unsigned log_bs =
-		(unsigned)__builtin_ctz(merkle_tree_geometry(t)->block_size);
+	/* data_block_size is a power of 2: its log is its ctz. */
+	unsigned log_bs = (unsigned)__builtin_ctz(
+		merkle_tree_geometry(t)->data_block_size);
 	struct merkle_verify_result res;
 	size_t done = 0;
 	int err;
@@ -53,7 +53,7 @@ int vv_verify_blocks(struct merkle_tree *t, uint64_t first_block,
 static void report_bad_block(void *ctx, uint64_t block)
 {
 	struct vv_verify_pass *v = ctx;
-	unsigned log_bs = v->params->log_blocksize;
+	unsigned log_bs = merkle_log_data_blocksize(v->params);
 
 	v->bad_blocks++;
 	if (v->verbose || v->bad_blocks <= VERIFY_LISTED_BAD_BLOCKS)
@@ -84,7 +84,7 @@ static bool verify_all_blocks(struct vv_verify_pass *v,
 			      struct merkle_tree *tree, uint8_t *buf)
 {
 	uint64_t data_size = v->params->data_size;
-	unsigned log_bs = v->params->log_blocksize;
+	unsigned log_bs = merkle_log_data_blocksize(v->params);
 	size_t batch_blocks = VERIFY_BATCH_BYTES >> log_bs;
 	uint64_t first, off;
 	size_t nblocks, len;

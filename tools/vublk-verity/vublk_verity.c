@@ -85,9 +85,9 @@ TREE_OPTIONS_USAGE
 "                          of 512 (default 0)\n"
 "      --no-superblock     the hash area has no superblock: the options\n"
 "                          below give what it would (only then)\n"
-"      --hash=ALG          sha256 (default) or sha512\n"
+"      --hash=ALG          sha256 (default), sha512, sha1 or sha384\n"
 "      --data-block-size=N, --hash-block-size=N\n"
-"                          block sizes, equal, a power of 2 from 512 to\n"
+"                          block sizes, each a power of 2 from 512 to\n"
 "                          65536 (default 4096)\n"
 "      --data-blocks=N     data blocks (default: all of DATA)\n"
 "      --salt=HEX          at most 256 bytes; - or none given: no salt\n"
@@ -613,7 +613,7 @@ void vv_dmv_options_init(struct vv_dmv_options *o)
 	memset(o, 0, sizeof(*o));
 	o->cfg.hash_alg = MERKLE_HASH_SHA256;
 	o->cfg.log_blocksize = 12;
-	o->hash_log_blocksize = 12;
+	o->cfg.log_data_blocksize = 12;
 }
 
 bool vv_is_dmv_option(int opt)
@@ -647,7 +647,7 @@ static bool parse_root_hash(const char *arg, struct vv_dmv_options *o)
 		vv_usage_error("invalid --root-hash '%s': %s; give the root hash veritysetup format printed",
 			       arg, len == MERKLE_E_DIGEST_SIZE ||
 				    len == MERKLE_E_HEX_TOO_LONG ?
-			       "not the length of a sha256 or sha512 digest" :
+			       "not the length of a digest (sha256, sha512, sha1, sha384)" :
 			       merkle_strerror(len));
 		return false;
 	}
@@ -739,9 +739,10 @@ bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o)
 	case VV_OPT_DMV_HASH:
 		return parse_dmv_hash(arg, &o->cfg.hash_alg);
 	case VV_OPT_DATA_BLOCK_SIZE:
-		return parse_dmv_block_size(name, arg, &o->cfg.log_blocksize);
+		return parse_dmv_block_size(name, arg,
+					    &o->cfg.log_data_blocksize);
 	case VV_OPT_HASH_BLOCK_SIZE:
-		return parse_dmv_block_size(name, arg, &o->hash_log_blocksize);
+		return parse_dmv_block_size(name, arg, &o->cfg.log_blocksize);
 	case VV_OPT_DATA_BLOCKS:
 		return parse_data_blocks(arg, &o->cfg.data_blocks);
 	default:	/* VV_OPT_DMV_SALT */
@@ -760,10 +761,6 @@ int vv_dmv_options_check(const struct vv_dmv_options *o, bool verify)
 	if (!o->cfg.no_superblock && o->first_param_option)
 		return vv_usage_error("%s is given by the dm-verity superblock: give it only with --no-superblock",
 				      o->first_param_option);
-	if (o->cfg.log_blocksize != o->hash_log_blocksize)
-		return vv_usage_error("--data-block-size %u and --hash-block-size %u differ: vublk serves equal block sizes (veritysetup's default)",
-				      1U << o->cfg.log_blocksize,
-				      1U << o->hash_log_blocksize);
 	if (!verify)
 		return VV_EXIT_OK;
 	if (!o->root_hash_size)

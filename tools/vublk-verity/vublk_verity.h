@@ -165,7 +165,6 @@ struct vv_dmv_options {
 	 * veritysetup's: sha256, 4096-byte blocks, no salt, the whole
 	 * data device; same_device is set by vv_dmv_open(). */
 	struct merkle_dmv_config cfg;
-	unsigned hash_log_blocksize;	/* --hash-block-size */
 	/* The first dm-verity option given, and the first that only
 	 * --no-superblock takes, by name ("--hash"); NULL if none. */
 	const char *first_dmv_option;
@@ -182,7 +181,7 @@ bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o);
 /*
  * After all options: refuse the combinations that make no sense (one
  * usage error line): dm-verity options without --format=dm-verity, the
- * superblock's fields with a superblock, different block sizes, and for
+ * superblock's fields with a superblock, and for
  * verify a missing --root-hash or, without --hash-device, --hash-offset.
  * Returns VV_EXIT_OK or VV_EXIT_USAGE.
  */
