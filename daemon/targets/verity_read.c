@@ -430,18 +430,38 @@ static bool verity_checked(const struct verity_tgt *vt, uint64_t b)
 				     memory_order_relaxed) >> (b % 64) & 1);
 }
 
-/* ... and mark data blocks [b, end) verified. */
-static void verity_mark_checked(struct verity_tgt *vt, uint64_t b,
+static bool verity_is_zero(const uint8_t *p, size_t n)
+{
+	return !p[0] && !memcmp(p, p + 1, n - 1);
+}
+
+/*
+ * ... and mark io's data blocks [b, end) verified.  Not, with
+ * --ignore-zero-blocks, one that holds zeroes: dm-verity never marks a
+ * block whose expected hash is that of zeroes (verity_verify_io() zeroes
+ * it without looking at it, every time), so changed later it still reads
+ * as zeroes.  A block of zeroes passed verification exactly when its
+ * expected hash is that of zeroes: lib/merkle did not hash it.
+ */
+static void verity_mark_checked(struct verity_tgt *vt,
+				const struct verity_io *io, uint64_t b,
 				uint64_t end)
 {
+	const size_t bs = (size_t)1 << vt->log_bs;
+
 	if (!vt->checked)
 		return;
 	if (end > vt->img.geometry.data_blocks)
 		end = vt->img.geometry.data_blocks;
-	for (; b < end; b++)
+	for (; b < end; b++) {
+		if (vt->ignore_zero_blocks &&
+		    verity_is_zero(io->data + ((b - io->first_block) <<
+					       vt->log_bs), bs))
+			continue;
 		atomic_fetch_or_explicit(&vt->checked[b / 64],
 					 1ull << (b % 64),
 					 memory_order_relaxed);
+	}
 }
 
 /* Go on verifying io after data block b, which is dealt with. */
@@ -497,7 +517,8 @@ static void verity_read_zero_block(struct vublk_queue *q,
 static void verity_read_verified(struct vublk_queue *q, struct verity_io *io,
 				 const struct merkle_verify_req *req)
 {
-	verity_mark_checked(q->tgt->priv, req->first_block, req->res.block);
+	verity_mark_checked(q->tgt->priv, io, req->first_block,
+			    req->res.block);
 	if (!req->status) {
 		verity_read_finish(q, io, 0);
 	} else if (req->status == MERKLE_NEED_TREE) {
