@@ -84,8 +84,8 @@ static int verity_dmv_parse_param(struct verity_dmv *d, int opt,
 	case VERITY_OPT_HASH:
 		alg = merkle_parse_hash_alg(arg);
 		if (alg < 0) {
-			vublk_error("bad --hash value '%s': vublk serves sha256, sha512, sha1 and sha384",
-				    arg);
+			vublk_error("bad --hash value '%s': %s", arg,
+				    merkle_strerror(MERKLE_E_DMV_BAD_ALG));
 			return -EINVAL;
 		}
 		c->hash_alg = (unsigned)alg;

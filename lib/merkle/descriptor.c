@@ -106,6 +106,8 @@ int merkle_descriptor_digest(const struct merkle_descriptor *d,
 {
 	struct merkle_descriptor unsigned_desc = *d;
 
+	if (!merkle_hash_alg_fsverity(d->hash_algorithm))
+		return MERKLE_E_BAD_ALG;
 	unsigned_desc.sig_size = 0;
 	return merkle_hash_buffer(d->hash_algorithm, &unsigned_desc,
 				  sizeof(unsigned_desc), digest);

@@ -57,7 +57,7 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_DMV_HASH_TYPE - MERKLE_E_BAD_ALG] =
 		"dm-verity hash type is not 1 (type 0, Chrome OS's, is not served)",
 	[MERKLE_E_DMV_BAD_ALG - MERKLE_E_BAD_ALG] =
-		"dm-verity hash algorithm not served (vublk serves sha256, sha512, sha1 and sha384)",
+		"dm-verity hash algorithm not served (vublk serves sha1, sha224, sha256, sha384, sha512, sha3-256, sha3-384, sha3-512, blake2b-512, blake2s-256, sm3, md5 and rmd160)",
 	[MERKLE_E_DMV_BLOCKSIZE - MERKLE_E_BAD_ALG] =
 		"dm-verity block size must be a power of 2 from 512 to 65536",
 	[MERKLE_E_DMV_SALT_SIZE - MERKLE_E_BAD_ALG] =

@@ -26,8 +26,21 @@ struct merkle_hash_alg {
 static const struct merkle_hash_alg merkle_hash_algs[] = {
 	[MERKLE_HASH_SHA256] = { "sha256", EVP_sha256, true, 32, 64 },
 	[MERKLE_HASH_SHA512] = { "sha512", EVP_sha512, true, 64, 128 },
+	/* What veritysetup formats, the kernel's dm-verity opens (its
+	 * crypto API names) and OpenSSL's default provider has. */
 	[MERKLE_HASH_SHA1] = { "sha1", EVP_sha1, false, 20, 64 },
 	[MERKLE_HASH_SHA384] = { "sha384", EVP_sha384, false, 48, 128 },
+	[MERKLE_HASH_SHA224] = { "sha224", EVP_sha224, false, 28, 64 },
+	[MERKLE_HASH_SHA3_256] = { "sha3-256", EVP_sha3_256, false, 32, 136 },
+	[MERKLE_HASH_SHA3_384] = { "sha3-384", EVP_sha3_384, false, 48, 104 },
+	[MERKLE_HASH_SHA3_512] = { "sha3-512", EVP_sha3_512, false, 64, 72 },
+	[MERKLE_HASH_BLAKE2B_512] = { "blake2b-512", EVP_blake2b512, false,
+				      64, 128 },
+	[MERKLE_HASH_BLAKE2S_256] = { "blake2s-256", EVP_blake2s256, false,
+				      32, 64 },
+	[MERKLE_HASH_SM3] = { "sm3", EVP_sm3, false, 32, 64 },
+	[MERKLE_HASH_MD5] = { "md5", EVP_md5, false, 16, 64 },
+	[MERKLE_HASH_RMD160] = { "rmd160", EVP_ripemd160, false, 20, 64 },
 };
 
 static const struct merkle_hash_alg *merkle_find_alg(unsigned hash_alg)

@@ -57,8 +57,18 @@
  * others are vublk's, for dm-verity trees only. */
 #define MERKLE_HASH_SHA256 1
 #define MERKLE_HASH_SHA512 2
-#define MERKLE_HASH_SHA1 3		/* dm-verity only */
-#define MERKLE_HASH_SHA384 4		/* dm-verity only */
+/* dm-verity only, by their kernel crypto API names: */
+#define MERKLE_HASH_SHA1 3
+#define MERKLE_HASH_SHA384 4
+#define MERKLE_HASH_SHA224 5
+#define MERKLE_HASH_SHA3_256 6
+#define MERKLE_HASH_SHA3_384 7
+#define MERKLE_HASH_SHA3_512 8
+#define MERKLE_HASH_BLAKE2B_512 9
+#define MERKLE_HASH_BLAKE2S_256 10
+#define MERKLE_HASH_SM3 11
+#define MERKLE_HASH_MD5 12
+#define MERKLE_HASH_RMD160 13
 
 #define MERKLE_MAX_DIGEST_SIZE 64
 #define MERKLE_MAX_SALT_SIZE 32		/* fs-verity's */
@@ -135,8 +145,8 @@ enum merkle_error_kind {
  * failures with this, never by comparing codes. */
 enum merkle_error_kind merkle_error_kind(int err);
 
-/* "sha256", "sha512", "sha1", "sha384" -> MERKLE_HASH_*, or
- * MERKLE_E_BAD_ALG. */
+/* "sha256", "sha512" and dm-verity's ("sha1", "blake2b-512"...) ->
+ * MERKLE_HASH_*, or MERKLE_E_BAD_ALG. */
 int merkle_hash_alg_from_name(const char *name);
 /* Whether fs-verity has the algorithm (sha256, sha512). */
 bool merkle_hash_alg_fsverity(unsigned hash_alg);

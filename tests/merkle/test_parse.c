@@ -102,7 +102,7 @@ static void test_hex_errors(void)
 static void test_hash_alg(void)
 {
 	static const char *const unknown[] = {
-		"", "md5", "SHA256", "Sha512", "sha256 ", " sha256", "sha",
+		"", "whirlpool", "SHA256", "Sha512", "sha256 ", " sha256", "sha",
 		"sha2566", "0", "3", "255", "256", "-1", "+1", " 1", "1 ",
 		"1x", "0x1", "99999999999999999999999",
 	};

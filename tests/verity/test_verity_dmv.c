@@ -356,7 +356,7 @@ static void test_hostile_superblocks(const char *root)
 		{ "version 2", 8, { 2 }, 4, true },
 		{ "hash type 0 (Chrome OS)", 12, { 0 }, 4, true },
 		{ "hash type 7", 12, { 7 }, 4, true },
-		{ "algorithm md5", 32, "md5", 4, true },
+		{ "algorithm wp512", 32, "wp512", 6, true },
 		{ "algorithm sha1 (root hash of the wrong size)", 32, "sha1", 5,
 		  true },
 		{ "algorithm without NUL", 32, "sha256xx", 8, true },

@@ -85,7 +85,9 @@ TREE_OPTIONS_USAGE
 "                          of 512 (default 0)\n"
 "      --no-superblock     the hash area has no superblock: the options\n"
 "                          below give what it would (only then)\n"
-"      --hash=ALG          sha256 (default), sha512, sha1 or sha384\n"
+"      --hash=ALG          sha256 (default), sha512, sha1, sha224, sha384,\n"
+"                          sha3-256, sha3-384, sha3-512, blake2b-512,\n"
+"                          blake2s-256, sm3, md5 or rmd160\n"
 "      --data-block-size=N, --hash-block-size=N\n"
 "                          block sizes, each a power of 2 from 512 to\n"
 "                          65536 (default 4096)\n"
@@ -647,7 +649,7 @@ static bool parse_root_hash(const char *arg, struct vv_dmv_options *o)
 		vv_usage_error("invalid --root-hash '%s': %s; give the root hash veritysetup format printed",
 			       arg, len == MERKLE_E_DIGEST_SIZE ||
 				    len == MERKLE_E_HEX_TOO_LONG ?
-			       "not the length of a digest (sha256, sha512, sha1, sha384)" :
+			       "not the length of a digest of an algorithm served" :
 			       merkle_strerror(len));
 		return false;
 	}
