@@ -660,7 +660,20 @@ static void test_hang(void)
 	      "a read of a hung server");
 	t = now_s() - t;
 	CHECK(t >= 1.9 && t < 7, "failed after %.2f s, --timeout=2", t);
-	CHECK(pause_control(ctl, 'r'), "resume");
+	if (!pause_control(ctl, 'r')) {
+		/*
+		 * nbdkit 1.32 (Debian 12) can abort when it answers the paused
+		 * request after our timeout closed its connection
+		 * ("connections.c: raw_send_socket: Assertion `sock >= 0'
+		 * failed", seen in stop 21's and 22's CI): that server is gone,
+		 * not hung.  Start it again: a server that answers again all
+		 * the same, on the same socket.
+		 */
+		printf("# nbdkit did not resume (it aborted): starting it again\n");
+		nbd_server_kill(&s, SIGKILL);
+		unlink(ctl);
+		CHECK(nbd_server_restart(&s) == 0, "restart after nbdkit's abort");
+	}
 	t = now_s();
 	do
 		res = dev_run(&d, VUBLK_OP_READ, 0, 0, 4096);
