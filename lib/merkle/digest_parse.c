@@ -69,9 +69,13 @@ static int parse_hash_alg_number(const char *text)
 
 int merkle_parse_hash_alg(const char *text)
 {
+	int alg;
+
 	if (*text >= '0' && *text <= '9')
 		return parse_hash_alg_number(text);
-	return merkle_hash_alg_from_name(text);
+	alg = merkle_hash_alg_from_name(text);
+	return alg < 0 || !merkle_hash_alg_fsverity((unsigned)alg) ?
+	       MERKLE_E_BAD_ALG : alg;
 }
 
 int merkle_parse_digest(const char *text, unsigned *hash_alg,
@@ -91,8 +95,8 @@ int merkle_parse_digest(const char *text, unsigned *hash_alg,
 	memcpy(alg_text, text, alg_len);
 	alg_text[alg_len] = '\0';
 	alg = merkle_parse_hash_alg(alg_text);
-	if (alg < 0 || !merkle_hash_alg_fsverity((unsigned)alg))
-		return MERKLE_E_BAD_ALG;
+	if (alg < 0)
+		return alg;
 	/*
 	 * Length before content: a digest cut short, or pasted with more
 	 * (a whole "ALG:HEX FILE" line), is the likelier mistake.

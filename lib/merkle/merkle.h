@@ -565,18 +565,18 @@ bool merkle_tree_cached(struct merkle_tree *t, uint64_t off);
 int merkle_parse_hex(const char *hex, uint8_t *bin, size_t max);
 
 /*
- * A hash algorithm as fsverity-utils' --hash-alg takes it: the name
- * (lower case as merkle_hash_alg_from_name(), which includes dm-verity's
- * sha1 and sha384: fs-verity callers' params checks refuse those) or the
- * kernel's FS_VERITY_HASH_ALG_* number in decimal ("1", "2").  Returns
- * MERKLE_HASH_* or MERKLE_E_BAD_ALG.
+ * A hash algorithm as fsverity-utils' --hash-alg takes it: the name of
+ * one of fs-verity's ("sha256", "sha512", lower case) or the kernel's
+ * FS_VERITY_HASH_ALG_* number in decimal ("1", "2").  Returns
+ * MERKLE_HASH_* or MERKLE_E_BAD_ALG.  dm-verity's names are
+ * merkle_hash_alg_from_name()'s.
  */
 int merkle_parse_hash_alg(const char *text);
 
 /*
  * An expected file digest "ALG:HEX", the form `fsverity digest`,
  * `fsverity measure` and `vublk-verity format` print: ALG as
- * merkle_parse_hash_alg() takes it, one of fs-verity's, HEX exactly 2 * merkle_digest_size()
+ * merkle_parse_hash_alg() takes it, HEX exactly 2 * merkle_digest_size()
  * hex digits of either case.  On success sets *hash_alg and the digest
  * (its first merkle_digest_size() bytes, the rest zeroed) and returns 0;
  * otherwise returns MERKLE_E_DIGEST_SYNTAX (no ':'), MERKLE_E_BAD_ALG,

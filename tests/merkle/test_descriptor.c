@@ -174,6 +174,8 @@ static void test_algs(void)
 	      !merkle_hash_alg_fsverity(MERKLE_HASH_SHA1) &&
 	      !merkle_hash_alg_fsverity(MERKLE_HASH_SHA384));
 	CHECK_RET(merkle_parse_hash_alg("3"), MERKLE_E_BAD_ALG);
+	CHECK_RET(merkle_parse_hash_alg("sha1"), MERKLE_E_BAD_ALG);
+	CHECK_RET(merkle_parse_hash_alg("md5"), MERKLE_E_BAD_ALG);
 	{
 		struct merkle_params p = { .hash_alg = MERKLE_HASH_SHA1,
 					   .log_blocksize = 12,
