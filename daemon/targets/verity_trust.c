@@ -104,20 +104,15 @@ static int verity_check_digest(struct vublk_tgt *t, struct verity_tgt *vt,
 }
 
 /*
- * The signature of content (the formatted digest, or dm-verity's hex
- * root hash): sig_check_content() under the options, one line.
+ * What sig_check() or sig_check_content() answered (ret, res) under the
+ * options: one line, and the status kept for the report.
  */
-static int verity_check_signature(struct vublk_tgt *t, struct verity_tgt *vt,
-				  const void *content, size_t content_len,
-				  const uint8_t *embedded, size_t embedded_len)
+static int verity_signature_verdict(struct vublk_tgt *t, struct verity_tgt *vt,
+				    int ret, const struct sig_result *res)
 {
-	struct sig_result res;
 	char line[1024];
-	int ret;
 
-	ret = sig_check_content(&vt->sig, content, content_len, embedded,
-				embedded_len, &res);
-	switch (sig_explain(ret, &vt->sig, &res, line, sizeof(line))) {
+	switch (sig_explain(ret, &vt->sig, res, line, sizeof(line))) {
 	case SIG_NOTE_ERROR:
 		vublk_error("verity image %s: %s", t->backing_file, line);
 		return ret == SIG_E_NO_TRUST ? -EINVAL : -EPERM;
@@ -135,22 +130,29 @@ static int verity_check_signature(struct vublk_tgt *t, struct verity_tgt *vt,
 	return 0;
 }
 
-/* fs-verity's builtin signature, of the formatted digest. */
-static int verity_check_formatted(struct vublk_tgt *t, struct verity_tgt *vt,
+/* fs-verity's builtin signature, of the file digest. */
+static int verity_check_signature(struct vublk_tgt *t, struct verity_tgt *vt,
 				  const uint8_t *digest)
 {
-	uint8_t formatted[12 + MERKLE_MAX_DIGEST_SIZE];
-	int len = merkle_formatted_digest(vt->img.params.hash_alg, digest,
-					  formatted);
+	struct sig_result res;
+	int ret = sig_check(&vt->sig, vt->img.params.hash_alg, digest,
+			    vt->img.desc + MERKLE_DESCRIPTOR_SIZE,
+			    vt->img.sig_size, &res);
 
-	if (len < 0) {
-		vublk_error("cannot check the signature of %s: %s",
-			    t->backing_file, merkle_strerror(len));
-		return -EINVAL;
-	}
-	return verity_check_signature(t, vt, formatted, (size_t)len,
-				      vt->img.desc + MERKLE_DESCRIPTOR_SIZE,
-				      vt->img.sig_size);
+	return verity_signature_verdict(t, vt, ret, &res);
+}
+
+/* dm-verity's root hash signature, of the root hash as hex text. */
+static int verity_check_root_hash_signature(struct vublk_tgt *t,
+					    struct verity_tgt *vt,
+					    const char *hex)
+{
+	struct sig_result res;
+	int ret;
+
+	vt->sig.given_option = "--root-hash-signature";
+	ret = sig_check_content(&vt->sig, hex, strlen(hex), NULL, 0, &res);
+	return verity_signature_verdict(t, vt, ret, &res);
 }
 
 int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt)
@@ -164,9 +166,8 @@ int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt)
 	 * (the tree is checked against it as it is read), and what a
 	 * --root-hash-signature signs, as lowercase hex text. */
 	if (vt->dmv.on) {
-		vt->sig.given_option = "--root-hash-signature";
 		verity_hex(vt->img.root_hash, merkle_digest_size(alg), hex);
-		return verity_check_signature(t, vt, hex, strlen(hex), NULL, 0);
+		return verity_check_root_hash_signature(t, vt, hex);
 	}
 	err = merkle_descriptor_digest((const struct merkle_descriptor *)
 				       vt->img.desc, digest);
@@ -177,7 +178,7 @@ int verity_check_trust(struct vublk_tgt *t, struct verity_tgt *vt)
 	}
 	err = verity_check_digest(t, vt, digest);
 	if (!err)
-		err = verity_check_formatted(t, vt, digest);
+		err = verity_check_signature(t, vt, digest);
 	if (err || vt->have_digest || vt->sig_status == SIG_STATUS_VERIFIED)
 		return err;
 	/* Neither pins it: whoever wrote it is trusted.  Say so. */
