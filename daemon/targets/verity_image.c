@@ -13,18 +13,14 @@
  *    (f2fslayout_file_verity()), read in file offsets through a remap
  *    store (backends/remap.c) made of the file's extents, so that the
  *    read path sees the file as it sees a sealed image.
- * A sealed image's metadata is read through the backend that then reads
- * its tree and data, so that all three come from one image wherever it
- * is (a file, a mapping, an NBD export).  An f2fs image is parsed through
- * a descriptor of its own (lib/f2fslayout reads it with pread()), so it
- * must be a local file.
+ * Either image's metadata is read through the backend that then reads
+ * its tree and data, so that all of them come from one image wherever it
+ * is (a file, a mapping, an NBD export).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "verity.h"
 
@@ -76,13 +72,20 @@ static int verity_take_extents(struct verity_tgt *vt,
 	return 0;
 }
 
+/* lib/f2fslayout reads an image's metadata through the backend. */
+static int verity_read_backend(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	return vublk_backend_read(ctx, buf, len, off);
+}
+
 /* --f2fs-file: the file's metadata, in file offsets, and its extents. */
-static int verity_read_f2fs_file(int fd, struct verity_tgt *vt)
+static int verity_read_f2fs_file(struct verity_tgt *vt)
 {
 	struct f2fslayout_file f = { 0 };
 	struct f2fslayout_fs *fs;
 	uint32_t ino;
-	int err = f2fslayout_fs_open(fd, &fs);
+	int err = f2fslayout_fs_open_from(verity_read_backend, &vt->image,
+					  vt->image.size, &fs);
 
 	if (err)
 		return err;
@@ -101,35 +104,6 @@ static int verity_read_f2fs_file(int fd, struct verity_tgt *vt)
 	return err;
 }
 
-/* --f2fs-file: the filesystem through a descriptor of the local image. */
-static int verity_read_f2fs_image(struct vublk_tgt *t, struct verity_tgt *vt)
-{
-	const char *file = t->backing_file;
-	int fd, err;
-
-	if (!strcmp(vt->image.ops->name, "nbd")) {
-		vublk_error("--f2fs-file needs a local f2fs image, and %s is an NBD export (serve an image sealed by vublk-verity format over NBD instead)",
-			    file);
-		return -EINVAL;
-	}
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		vublk_error("cannot open verity image %s: %s", file,
-			    strerror(-err));
-		return err;
-	}
-	err = verity_read_f2fs_file(fd, vt);
-	close(fd);
-	return err ? verity_image_error(file, err) : 0;
-}
-
-/* lib/f2fslayout reads a sealed image's metadata through the backend. */
-static int verity_read_backend(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	return vublk_backend_read(ctx, buf, len, off);
-}
-
 int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt)
 {
 	int err;
@@ -137,14 +111,14 @@ int verity_read_image(struct vublk_tgt *t, struct verity_tgt *vt)
 	if (vt->dmv.on || vt->dmv.given)
 		return verity_dmv_read_image(t, vt);
 	if (vt->f2fs_file) {
-		err = verity_read_f2fs_image(t, vt);
+		err = verity_read_f2fs_file(vt);
 	} else {
 		err = f2fslayout_read_from(verity_read_backend, &vt->image,
 					   vt->image.size, &vt->img);
 		vt->img_ready = !err;
-		if (err)
-			err = verity_image_error(t->backing_file, err);
 	}
+	if (err)
+		err = verity_image_error(t->backing_file, err);
 	vt->tree_pos = vt->img.layout.tree_pos;
 	return err;
 }

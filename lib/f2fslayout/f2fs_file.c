@@ -168,8 +168,7 @@ int f2fslayout_file_pread(const struct f2fslayout_fs *fs,
 		if (e->image_off == F2FSLAYOUT_HOLE) {
 			memset(p, 0, n);
 		} else {
-			err = f2fslayout_pread_full(fs->fd, p, n,
-						    e->image_off + in_extent);
+			err = f2fs_pread(fs, p, n, e->image_off + in_extent);
 			if (err)
 				return err;
 		}

@@ -188,7 +188,9 @@
 
 /* What the parser keeps of the superblock and checkpoint. */
 struct f2fslayout_fs {
-	int fd;
+	f2fslayout_read_fn read;	/* every read of the image */
+	void *read_ctx;
+	int fd;				/* f2fslayout_fs_open()'s read_ctx */
 	struct f2fslayout_fs_info info;
 	uint32_t nat_blkaddr;
 	uint32_t main_blkaddr;
@@ -205,6 +207,13 @@ uint32_t f2fs_crc32(uint32_t crc, const uint8_t *buf, size_t len);
 
 /* f2fs_super.c: fill fs->info and the areas from a valid superblock. */
 int f2fs_read_super(struct f2fslayout_fs *fs, uint64_t image_size);
+
+/* len bytes of the image at off, all of them, or an error. */
+static inline int f2fs_pread(const struct f2fslayout_fs *fs, void *buf,
+			     size_t len, uint64_t off)
+{
+	return fs->read(fs->read_ctx, buf, len, off);
+}
 
 /* f2fs_checkpoint.c: the current pack, its NAT bitmap and journal. */
 int f2fs_read_checkpoint(struct f2fslayout_fs *fs, uint32_t cp_blkaddr,

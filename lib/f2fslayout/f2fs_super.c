@@ -173,10 +173,8 @@ int f2fs_read_super(struct f2fslayout_fs *fs, uint64_t image_size)
 	if (image_size < 2 * F2FS_BLKSIZE)
 		return F2FSLAYOUT_E_F2FS_NO_SUPER;
 	for (unsigned copy = 0; copy < 2; copy++) {
-		err[copy] = f2fslayout_pread_full(fs->fd, sb[copy],
-						  F2FS_SUPER_SIZE,
-						  copy * F2FS_BLKSIZE +
-							  F2FS_SUPER_OFFSET);
+		err[copy] = f2fs_pread(fs, sb[copy], F2FS_SUPER_SIZE,
+				       copy * F2FS_BLKSIZE + F2FS_SUPER_OFFSET);
 		/* An image of at least two blocks reads fully, or fails. */
 		if (err[copy])
 			return err[copy];

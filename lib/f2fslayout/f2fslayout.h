@@ -379,6 +379,13 @@ struct f2fslayout_fs_info {
  * close it after f2fslayout_fs_close().
  */
 int f2fslayout_fs_open(int fd, struct f2fslayout_fs **fs);
+/*
+ * The same for an f2fs image of image_size bytes read through read_fn
+ * (see f2fslayout_read_from(): the daemon's backends, an NBD export).
+ * ctx stays the caller's while *fs is used.
+ */
+int f2fslayout_fs_open_from(f2fslayout_read_fn read_fn, void *ctx,
+			    uint64_t image_size, struct f2fslayout_fs **fs);
 void f2fslayout_fs_close(struct f2fslayout_fs *fs);
 void f2fslayout_fs_get_info(const struct f2fslayout_fs *fs,
 			    struct f2fslayout_fs_info *info);

@@ -74,6 +74,8 @@ uint32_t f2fslayout_crc32c(const uint8_t *buf, size_t len);
  * Return 0, -errno, or F2FSLAYOUT_E_TRUNCATED if the file ends first.
  */
 int f2fslayout_pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* An f2fslayout_read_fn over the descriptor *(int *)ctx. */
+int f2fslayout_read_fd(void *ctx, void *buf, size_t len, uint64_t off);
 int f2fslayout_pwrite_full(int fd, const void *buf, size_t len,
 			   uint64_t off);
 

@@ -32,6 +32,11 @@ int f2fslayout_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+int f2fslayout_read_fd(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	return f2fslayout_pread_full(*(const int *)ctx, buf, len, off);
+}
+
 int f2fslayout_pwrite_full(int fd, const void *buf, size_t len,
 			   uint64_t off)
 {

@@ -46,11 +46,6 @@ int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
 	return 0;
 }
 
-static int f2fslayout_read_fd(void *ctx, void *buf, size_t len, uint64_t off)
-{
-	return f2fslayout_pread_full(*(const int *)ctx, buf, len, off);
-}
-
 int f2fslayout_read(int fd, struct f2fslayout_image *img)
 {
 	uint64_t image_size;

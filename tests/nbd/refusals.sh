@@ -3,7 +3,7 @@
 # `vublk add` refuses an NBD export it cannot serve -- no server on the
 # socket, a relative socket path, a read-only export without --read-only,
 # --direct with a URI, --retry or --timeout with a plain file,
-# --f2fs-file with a URI -- with ONE
+# --f2fs-file in an export that holds no f2fs -- with ONE
 # line on stderr that says why, a non-zero exit, and no device state left
 # behind.  The target refuses in init, before the core touches
 # /dev/ublk-control, so this runs on a host without ublk_drv.
@@ -44,6 +44,6 @@ refused "bad --timeout value '0'" \
 	-t verity --timeout=0 -f "nbd+unix:///?socket=$T/ro.sock"
 refused "is not a sealed verity image" \
 	-t verity -f "nbd+unix:///?socket=$T/ro.sock"
-refused "--f2fs-file needs a local f2fs image, and nbd\+unix:///\?socket=$T/ro.sock is an NBD export" \
+refused "no f2fs superblock .*: not an f2fs image" \
 	-t verity --f2fs-file=/a -f "nbd+unix:///?socket=$T/ro.sock"
 exit $failed

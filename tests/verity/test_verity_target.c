@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 
 #include "sig.h"
@@ -334,6 +335,128 @@ static void test_digest(const struct vt_image *img)
 	CHECK(vt_dev_open(&d, img->path, bad_opts) == -EPERM,
 	      "wrong digest accepted");
 	vt_dev_close(&d);
+}
+
+/* The first word of the line of FIXTURES/NAME that ends in " path". */
+static bool fixture_word(const char *name, const char *path, char *out,
+			 size_t size)
+{
+	char file[300], line[400], *sp;
+	bool found = false;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/%s", getenv("VUBLK_F2FS_FIXTURES"),
+		 name);
+	f = fopen(file, "r");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		sp = strrchr(line, ' ');
+		if (sp && !strcmp(sp + 1, path) && (size_t)(sp - line) < size) {
+			*sp = '\0';
+			/* sha256sum's two spaces */
+			line[strcspn(line, " ")] = '\0';
+			snprintf(out, size, "%s", line);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Where byte off of f2fs file path is in the image at image. */
+static bool f2fs_file_byte(const char *image, const char *path, uint64_t off,
+			   uint64_t *pos)
+{
+	struct f2fslayout_file f = { 0 };
+	struct f2fslayout_fs *fs = NULL;
+	int fd = open(image, O_RDONLY);
+	uint32_t ino;
+	bool ok = fd >= 0 && !f2fslayout_fs_open(fd, &fs) &&
+		  !f2fslayout_fs_lookup(fs, path, &ino) &&
+		  !f2fslayout_file_open(fs, ino, &f);
+
+	if (ok) {
+		const struct f2fslayout_extent *e =
+			&f.extents[f2fslayout_file_find_extent(&f, off)];
+
+		ok = e->image_off != F2FSLAYOUT_HOLE;
+		*pos = e->image_off + off - e->file_off;
+		f2fslayout_file_release(&f);
+	}
+	f2fslayout_fs_close(fs);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * --f2fs-file: one fs-verity file of a real f2fs image (a fixture the
+ * kernel made, tests/f2fslayout/make-f2fs-fixtures), through every
+ * backend, NBD included: the file's bytes, as sha256sum saw them in the
+ * kernel; and EIO once a byte of its data is flipped in the image.
+ */
+static void test_f2fs_file(void)
+{
+	/* 16 blocks of 4 KiB, SHA-512, a salt; a multiple of 512 bytes, as a
+	 * block device must be. */
+	static const char path[] = "/b65536";
+	char image[300], cmd[700], digest[200], sum[80], got[65];
+	const char *opts[] = { "f2fs-file=/b65536", digest, NULL };
+	const uint32_t chunk = 12 * 1024, bs = 4096;
+	uint64_t size = 65536, pos = 0;
+	unsigned char md[32];
+	EVP_MD_CTX *ctx;
+	struct vt_dev d;
+	bool read_all = true;
+
+	snprintf(image, sizeof(image), "%s/f2fs.img", dir);
+	snprintf(cmd, sizeof(cmd), "xz -dc '%s/basic.img.xz' >'%s'",
+		 getenv("VUBLK_F2FS_FIXTURES"), image);
+	strcpy(digest, "digest=");
+	if (system(cmd) ||
+	    !fixture_word("basic.digests", path, digest + 7, sizeof(digest) - 7) ||
+	    !fixture_word("basic.sums", path, sum, sizeof(sum))) {
+		CHECK(0, "f2fs fixture: cannot unpack it or find %s in it", path);
+		return;
+	}
+	if (vt_dev_open(&d, image, opts)) {
+		CHECK(0, "--f2fs-file=%s refused", path);
+		return;
+	}
+	ctx = EVP_MD_CTX_new();
+	CHECK(ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL), "EVP");
+	for (uint64_t off = 0; off < size && read_all; off += chunk) {
+		uint32_t len = size - off < chunk ? (uint32_t)(size - off) : chunk;
+
+		read_all = vt_dev_read(&d, off, len, 0) == (int)len;
+		CHECK(read_all, "%s: read at %llu failed", path,
+		      (unsigned long long)off);
+		EVP_DigestUpdate(ctx, vt_dev_buf(&d, 0), len);
+	}
+	EVP_DigestFinal_ex(ctx, md, NULL);
+	EVP_MD_CTX_free(ctx);
+	for (int i = 0; i < 32; i++)
+		sprintf(got + 2 * i, "%02x", md[i]);
+	CHECK(!strcmp(got, sum), "%s read %s, sha256sum in the kernel %s",
+	      path, got, sum);
+	vt_dev_close(&d);
+
+	/* A byte of the file's block 10 flipped in the image: EIO there. */
+	CHECK(f2fs_file_byte(image, path, 10 * bs + 5, &pos),
+	      "cannot find %s's block 10 in the image", path);
+	CHECK(pos && !vt_flip_file_byte(image, pos), "cannot flip byte %llu",
+	      (unsigned long long)pos);
+	if (vt_dev_open(&d, image, opts)) {
+		CHECK(0, "--f2fs-file=%s refused after a data byte flip", path);
+		return;
+	}
+	CHECK(vt_dev_read(&d, 10 * bs, bs, 0) == -EIO,
+	      "a flipped byte of %s was served", path);
+	CHECK(vt_dev_read(&d, 9 * bs, bs, 0) == (int)bs,
+	      "the block before the flipped one failed");
+	vt_dev_close(&d);
+	unlink(image);
 }
 
 /* DIR/NAME.key.pem and DIR/NAME.pem of a test PKI entry. */
@@ -720,6 +843,7 @@ int main(int argc, char **argv)
 	test_truncated_under_device(&img_b);
 	test_changed_under_device(&img_b);
 	test_backend_option(&img_b, backend);
+	test_f2fs_file();
 	if (!strcmp(backend, "nbd"))
 		test_qemu_nbd(&img_b);
 	vt_image_destroy(&img_a);

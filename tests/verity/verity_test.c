@@ -125,7 +125,12 @@ int vt_image_copy(const struct vt_image *img, struct vt_image *copy,
 
 int vt_image_flip(const struct vt_image *img, uint64_t pos)
 {
-	int fd = open(img->path, O_RDWR);
+	return vt_flip_file_byte(img->path, pos);
+}
+
+int vt_flip_file_byte(const char *path, uint64_t pos)
+{
+	int fd = open(path, O_RDWR);
 	uint8_t b;
 	int err = -EIO;
 

@@ -42,6 +42,8 @@ int vt_image_copy(const struct vt_image *img, struct vt_image *copy,
 		  const char *dir, const char *name);
 /* XOR byte at image offset pos with 0xff. */
 int vt_image_flip(const struct vt_image *img, uint64_t pos);
+/* The same in any file. */
+int vt_flip_file_byte(const char *path, uint64_t pos);
 /* Image offset of hash block 'block' (index in the tree). */
 uint64_t vt_tree_block_pos(const struct vt_image *img, uint64_t block);
 /* SHA-256 of the whole image file, for "unchanged" checks. */
