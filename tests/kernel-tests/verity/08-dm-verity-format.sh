@@ -32,11 +32,7 @@ A_ROOT=$(format "$A_DATA" "$A_HASH")
 [ ${#A_ROOT} = 64 ] || fail "(a): veritysetup format printed root hash '$A_ROOT'"
 A_DM=()
 A_VUBLK=(--hash-device=@HASH@)
-dm_open a "$A_DATA" "$A_HASH" "$A_ROOT" || fail "(a): veritysetup open failed"
-vublk_add -t verity --format=dm-verity -f "$A_DATA" --root-hash="$A_ROOT" --hash-device="$A_HASH"
-same_bytes "(a) superblock, hash file" $A_SIZE "$A_DATA"
-dm_close a
-vublk_del
+same_image a "(a) superblock, hash file" "$A_DATA" "$A_HASH" "$A_ROOT" $A_SIZE A_DM A_VUBLK
 
 # --- (b) no superblock, sha512, 1 KiB blocks, a 100-byte salt.  1 MiB +
 # 5 KiB: 1029 blocks, 16 hashes a block, 3 levels.
@@ -47,11 +43,8 @@ B_ROOT=$(format "$B_DATA" "$B_HASH" "${B_PARAMS[@]}")
 [ ${#B_ROOT} = 128 ] || fail "(b): veritysetup format printed root hash '$B_ROOT'"
 B_DM=("${B_PARAMS[@]}")
 B_VUBLK=(--hash-device=@HASH@ "${B_PARAMS[@]}")
-dm_open b "$B_DATA" "$B_HASH" "$B_ROOT" "${B_DM[@]}" || fail "(b): veritysetup open failed"
-vublk_add -t verity --format=dm-verity -f "$B_DATA" --root-hash="$B_ROOT" --hash-device="$B_HASH" "${B_PARAMS[@]}"
-same_bytes "(b) no superblock, sha512, 1 KiB, 100-byte salt" $B_SIZE "$B_DATA"
-dm_close b
-vublk_del
+same_image b "(b) no superblock, sha512, 1 KiB, 100-byte salt" "$B_DATA" "$B_HASH" \
+	"$B_ROOT" $B_SIZE B_DM B_VUBLK
 
 # --- (c) the hash area in the data file, at --hash-offset past the data.
 # 2 MiB + 12 KiB: 515 blocks, the last level-0 block covers 3.
@@ -63,11 +56,8 @@ C_ROOT=$(format "$C_DATA" "$C_DATA" --hash-offset=$C_OFF --data-blocks=$((C_SIZE
 [ ${#C_ROOT} = 64 ] || fail "(c): veritysetup format printed root hash '$C_ROOT'"
 C_DM=(--hash-offset=$C_OFF)
 C_VUBLK=(--hash-offset=$C_OFF)
-dm_open c "$C_DATA" "$C_DATA" "$C_ROOT" "${C_DM[@]}" || fail "(c): veritysetup open failed"
-vublk_add -t verity --format=dm-verity -f "$C_DATA" --root-hash="$C_ROOT" --hash-offset=$C_OFF
-same_bytes "(c) hash area at --hash-offset=$C_OFF" $C_SIZE "$C_DATA"
-dm_close c
-vublk_del
+same_image c "(c) hash area at --hash-offset=$C_OFF" "$C_DATA" "$C_DATA" "$C_ROOT" \
+	$C_SIZE C_DM C_VUBLK
 
 # --- 2. The same byte flips fail the same blocks.
 # Level 0: the last block (its range is clipped), in (b) a middle one.

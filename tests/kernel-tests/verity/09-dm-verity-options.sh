@@ -42,11 +42,8 @@ D_ROOT=$(format "$D_DATA" "$D_HASH" --hash=sha1 --data-block-size=4096 --hash-bl
 [ ${#D_ROOT} = 40 ] || fail "(d): veritysetup format printed root hash '$D_ROOT'"
 D_DM=()
 D_VUBLK=(--hash-device=@HASH@)
-dm_open d "$D_DATA" "$D_HASH" "$D_ROOT" || fail "(d): veritysetup open failed"
-vublk_add -t verity --format=dm-verity -f "$D_DATA" --root-hash="$D_ROOT" --hash-device="$D_HASH"
-same_bytes "(d) sha1, 4 KiB data, 1 KiB hash blocks" $D_SIZE "$D_DATA"
-dm_close d
-vublk_del
+same_image d "(d) sha1, 4 KiB data, 1 KiB hash blocks" "$D_DATA" "$D_HASH" "$D_ROOT" \
+	$D_SIZE D_DM D_VUBLK
 BLOCKS= damage_setup d "$D_DATA" "$D_HASH" 1024 "$D_ROOT" 4096 1024 20 D_DM D_VUBLK
 damage_level0 $((L0_BLOCKS - 1))
 
@@ -62,11 +59,8 @@ E_ROOT=$(format "$E_DATA" "$E_HASH" "${E_PARAMS[@]}")
 [ ${#E_ROOT} = 96 ] || fail "(e): veritysetup format printed root hash '$E_ROOT'"
 E_DM=("${E_PARAMS[@]}")
 E_VUBLK=(--hash-device=@HASH@ "${E_PARAMS[@]}")
-dm_open e "$E_DATA" "$E_HASH" "$E_ROOT" "${E_DM[@]}" || fail "(e): veritysetup open failed"
-vublk_add -t verity --format=dm-verity -f "$E_DATA" --root-hash="$E_ROOT" --hash-device="$E_HASH" "${E_PARAMS[@]}"
-same_bytes "(e) sha384, 512-byte data, 4 KiB hash blocks, no superblock" $E_SIZE "$E_DATA"
-dm_close e
-vublk_del
+same_image e "(e) sha384, 512-byte data, 4 KiB hash blocks, no superblock" \
+	"$E_DATA" "$E_HASH" "$E_ROOT" $E_SIZE E_DM E_VUBLK
 BLOCKS= damage_setup e "$E_DATA" "$E_HASH" 0 "$E_ROOT" 512 4096 48 E_DM E_VUBLK
 damage_data
 damage_level0 $((L0_BLOCKS / 2))

@@ -202,6 +202,21 @@ same_bytes() {
 	say "$1: both read the same $2 bytes, the data"
 }
 
+# same_image CASE WHAT DATA HASH ROOT SIZE DM_OPTS VUBLK_OPTS: veritysetup
+# open and vublk add over the same DATA and HASH (DM_OPTS and VUBLK_OPTS
+# name arrays of the extra options of each; @HASH@ in VUBLK_OPTS: the hash
+# file) read the same SIZE bytes, those of DATA; both are closed after.
+same_image() {
+	local -n dm_opts=$7 vublk_opts=$8
+	dm_open "$1" "$3" "$4" "$5" "${dm_opts[@]}" ||
+		fail "($1): veritysetup open failed"
+	vublk_add -t verity --format=dm-verity -f "$3" --root-hash="$5" \
+		"${vublk_opts[@]/@HASH@/$4}"
+	same_bytes "$2" "$6" "$3"
+	dm_close "$1"
+	vublk_del
+}
+
 # Byte flips in copies of an image, each read through a fresh dm-verity
 # device and a fresh vublk device: the same blocks must fail on both.
 # damage_setup CASE DATA HASH HASH_AT ROOT BS HBS DS DM_OPTS VUBLK_OPTS:
