@@ -89,7 +89,12 @@ int nbd_conn_start(const struct nbd_backend *nb, struct nbd_conn **out,
 	 * per request for nothing here, since a read that fails is never
 	 * used, and one that succeeds was filled whole. */
 	nbd_set_pread_initialize(c->h, false);
-	if (nbd_aio_connect_uri(c->h, nb->uri) == -1) {
+	/* nbds:// names its TLS credentials in the URI (tls-certificates=DIR,
+	 * tls-psk-file=FILE), files libnbd opens only when allowed to; the
+	 * URI is the administrator's own (the command line, vublktab), as it
+	 * is nbdinfo's and nbdcopy's, which allow it too. */
+	if (nbd_set_uri_allow_local_file(c->h, true) == -1 ||
+	    nbd_aio_connect_uri(c->h, nb->uri) == -1) {
 		err = nbd_conn_failed(why, why_size);
 		nbd_close(c->h);
 		free(c);

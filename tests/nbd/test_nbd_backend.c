@@ -258,6 +258,72 @@ out:
 	free(want);
 }
 
+/*
+ * nbds://: an nbdkit that requires TLS, with a pre-shared key (nbdkit
+ * --tls-psk, libnbd's tls-psk-file= in the URI): reads and 16 writes at
+ * once through the encrypted connection; without TLS, or with another
+ * key, the server refuses and so does the open.
+ */
+static void test_tls(void)
+{
+	char psk[300], other[300], arg[320], uri[900];
+	const char *args[] = { "--tls=require", arg, "file", disk, NULL };
+	struct nbd_server s;
+	struct dev d;
+	FILE *f;
+
+	snprintf(psk, sizeof(psk), "%s/keys.psk", dir);
+	snprintf(other, sizeof(other), "%s/other.psk", dir);
+	snprintf(arg, sizeof(arg), "--tls-psk=%s", psk);
+	f = fopen(psk, "w");
+	CHECK(f && fputs("alice:0123456789abcdef0123456789abcdef\n", f) >= 0 &&
+	      !fclose(f), "cannot write %s", psk);
+	f = fopen(other, "w");
+	CHECK(f && fputs("alice:fedcba9876543210fedcba9876543210\n", f) >= 0 &&
+	      !fclose(f), "cannot write %s", other);
+	if (nbd_server_start(&s, dir, "tls", args)) {
+		CHECK(0, "tls: no server");
+		return;
+	}
+	snprintf(uri, sizeof(uri), "nbds+unix://alice@/?socket=%s&tls-psk-file=%s",
+		 s.sock, psk);
+	if (dev_open(&d, uri, NULL, false, 1) == 0) {
+		CHECK(dev_run(&d, VUBLK_OP_READ, 0, 8192, 65536) == 65536,
+		      "tls: read");
+		CHECK(disk_equals(8192, dev_buf(&d, 0, 0), 65536),
+		      "tls: read data differs from the file");
+		for (unsigned tag = 0; tag < DEPTH; tag++) {
+			struct vublk_req req = dev_req(&d, VUBLK_OP_WRITE, 0,
+						       (uint64_t)tag * 65536,
+						       32768, tag);
+
+			fill(req.buf, 32768, 200 + tag);
+			inproc_queue_start(&d.iq[0], tag, &req);
+		}
+		CHECK(inproc_queue_wait_all(&d.iq[0]) == 0, "tls: writes");
+		for (unsigned tag = 0; tag < DEPTH; tag++) {
+			uint8_t want[32768];
+
+			fill(want, sizeof(want), 200 + tag);
+			CHECK(disk_equals((uint64_t)tag * 65536, want,
+					  sizeof(want)),
+			      "tls: write %u not in the file", tag);
+		}
+	} else {
+		CHECK(0, "tls: %s refused", uri);
+	}
+	dev_close(&d);
+	CHECK(dev_open(&d, s.uri, NULL, false, 1) < 0,
+	      "tls: a plain connection to a server requiring TLS accepted");
+	dev_close(&d);
+	snprintf(uri, sizeof(uri), "nbds+unix://alice@/?socket=%s&tls-psk-file=%s",
+		 s.sock, other);
+	CHECK(dev_open(&d, uri, NULL, false, 1) < 0,
+	      "tls: a connection with another key accepted");
+	dev_close(&d);
+	nbd_server_stop(&s);
+}
+
 /* FUA, FLUSH, DISCARD and WRITE_ZEROES reach the server as its own
  * commands, with their flags. */
 static void test_ops(void)
@@ -737,6 +803,7 @@ int main(void)
 	test_kill_restart();
 	test_retries_exhausted();
 	test_hang();
+	test_tls();
 	test_refusals();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
