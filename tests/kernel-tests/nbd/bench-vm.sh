@@ -50,12 +50,16 @@ serve --threads=64 --filter=delay -r file "$IMG" delay-read="${delay}ms"
 
 trap 'veritysetup close nbdv 2>/dev/null; nbd-client -d /dev/nbd0 >/dev/null 2>&1; cleanup; kill_nbdkit' EXIT
 
-# start_mode MODE: its device as DEV.
+# start_mode MODE: its device as DEV.  The kernel's nbd, without
+# nbd-client -t, waits for a request indefinitely (nbd_xmit_timeout()
+# re-arms the timer); vublk gets 60 s: its default (8 s) gives up and
+# reconnects under a loaded TCG guest, and nbdkit 1.32 can then abort (a
+# reply on a closed connection: connections.c, raw_send_socket()).
 start_mode() {
 	case $1 in
 	vublk) vublk_add -t verity -f "$URI" --digest="$DIGEST" \
-			--readahead=submission ;;
-	vublk-raw) vublk_add -t loop --read-only -f "$URI" ;;
+			--readahead=submission --timeout=60 ;;
+	vublk-raw) vublk_add -t loop --read-only -f "$URI" --timeout=60 ;;
 	*)
 		nbd-client -N nbdkit -b 4096 -R -u "$SOCK" /dev/nbd0 >/dev/null ||
 			fail "nbd-client failed"
