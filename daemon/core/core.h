@@ -37,6 +37,10 @@ struct ublk_queue_ctx {
 	size_t iods_size;
 	char *bufs;			/* depth x max_io_bytes, page aligned */
 	size_t bufs_size;
+	/* Explicit zero copy: each request waiting for its buffer's
+	 * registration (depth entries), and which tags hold one. */
+	struct vublk_req *registering;
+	bool *registered;
 	unsigned cmds_in_kernel;	/* armed FETCH / COMMIT_AND_FETCH */
 	unsigned reqs_in_target;	/* passed to queue_io, not completed */
 	bool stop_requested;
@@ -83,10 +87,18 @@ struct vublk_server {
 	int signal_fd;
 };
 
-/* The device moves data in the requests' own pages (queue.c). */
+/* The device moves data in the requests' own pages (queue.c): registered
+ * by the driver (UBLK_F_AUTO_BUF_REG, 6.16), or by the server for each
+ * request (UBLK_F_SUPPORT_ZERO_COPY alone, 6.15). */
 static inline bool ublk_server_zero_copy(const struct vublk_server *s)
 {
-	return s->info.flags & UBLK_F_AUTO_BUF_REG;
+	return s->info.flags & (UBLK_F_AUTO_BUF_REG | UBLK_F_SUPPORT_ZERO_COPY);
+}
+
+static inline bool ublk_server_explicit_buf_reg(const struct vublk_server *s)
+{
+	return (s->info.flags & UBLK_F_SUPPORT_ZERO_COPY) &&
+	       !(s->info.flags & UBLK_F_AUTO_BUF_REG);
 }
 
 /* queue.c: the thread of one queue (arg: its struct ublk_queue_ctx). */

@@ -224,10 +224,13 @@ static int ublk_ctrl_cmd(struct ublk_ctrl *c, unsigned op, unsigned dev_id,
  * no mask: a flag is then known only from what ADD_DEV grants.
  * $VUBLK_TEST_LEGACY_OPCODES=1 (tests) keeps the plain numbers, which
  * kernels built with CONFIG_BLKDEV_UBLK_LEGACY_OPCODES still take.
+ * $VUBLK_TEST_NO_AUTO_BUF_REG=1 (tests) hides UBLK_F_AUTO_BUF_REG, so that
+ * a 6.16+ driver serves zero copy as 6.15's does (explicit registration).
  */
 static void ublk_ctrl_probe(struct ublk_ctrl *c)
 {
 	const char *legacy = getenv("VUBLK_TEST_LEGACY_OPCODES");
+	const char *no_auto = getenv("VUBLK_TEST_NO_AUTO_BUF_REG");
 	uint64_t features = 0;
 
 	if (legacy && !strcmp(legacy, "1"))
@@ -237,6 +240,8 @@ static void ublk_ctrl_probe(struct ublk_ctrl *c)
 			  VUBLK_FEATURES_LEN, 0) == 0) {
 		c->have_features = true;
 		c->features = features;
+		if (no_auto && !strcmp(no_auto, "1"))
+			c->features &= ~UBLK_F_AUTO_BUF_REG;
 	} else {
 		c->encoded = false;
 	}

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,18 +24,24 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* user_data of the core's SQEs (odd, ring.h): a tag's command, or the
- * poll on the stop eventfd. */
+/* user_data of the core's SQEs (odd, ring.h): a tag's FETCH or COMMIT, a
+ * tag's buffer (un)registration, or the poll on the stop eventfd. */
+enum ublk_ud_kind { UBLK_UD_CMD, UBLK_UD_REG, UBLK_UD_UNREG };
 #define UBLK_UD_STOP UINT64_MAX
 
-static uint64_t ublk_ud_cmd(unsigned tag)
+static uint64_t ublk_ud(enum ublk_ud_kind kind, unsigned tag)
 {
-	return 1 | (uint64_t)tag << 1;
+	return 1 | (uint64_t)kind << 1 | (uint64_t)tag << 3;
+}
+
+static enum ublk_ud_kind ublk_ud_kind(uint64_t ud)
+{
+	return (enum ublk_ud_kind)(ud >> 1 & 3);
 }
 
 static unsigned ublk_ud_tag(uint64_t ud)
 {
-	return (unsigned)(ud >> 1);
+	return (unsigned)(ud >> 3);
 }
 
 const char *const ublk_stat_names[UBLK_STAT_NR] = {
@@ -73,6 +80,28 @@ static char *ublk_queue_buf(const struct ublk_queue_ctx *qc, unsigned tag)
 	return qc->bufs + (size_t)tag * qc->srv->limits.max_io_bytes;
 }
 
+/* A uring_cmd SQE for /dev/ublkcN: op (encoded already), cmd, user_data. */
+static struct io_uring_sqe *ublk_queue_uring_cmd(struct ublk_queue_ctx *qc,
+						 unsigned op,
+						 const struct ublksrv_io_cmd *cmd,
+						 uint64_t user_data)
+{
+	/* Never NULL: a full ring keeps it for later (ring.c), so no
+	 * commit is ever dropped and no kernel request left waiting. */
+	struct io_uring_sqe *sqe = vublk_ring_get_sqe(&qc->ring);
+
+	/* No prep helper for a uring_cmd in liburing 2.3: every field that
+	 * the slot's previous SQE set (rw_flags is uring_cmd_flags here)
+	 * must be cleared by hand. */
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = qc->srv->cdev_fd;
+	sqe->cmd_op = op;
+	sqe->user_data = user_data;
+	memcpy(sqe->cmd, cmd, sizeof(*cmd));
+	return sqe;
+}
+
 /* Arm tag: FETCH_REQ, or COMMIT_AND_FETCH_REQ with the previous result. */
 static void ublk_queue_io_cmd(struct ublk_queue_ctx *qc, unsigned tag,
 			      unsigned cmd_op, int result)
@@ -83,32 +112,52 @@ static void ublk_queue_io_cmd(struct ublk_queue_ctx *qc, unsigned tag,
 		.tag = tag,
 		.result = result,
 	};
-	/* Never NULL: a full ring keeps it for later (ring.c), so no
-	 * commit is ever dropped and no kernel request left waiting. */
-	struct io_uring_sqe *sqe = vublk_ring_get_sqe(&qc->ring);
+	struct io_uring_sqe *sqe;
 
-	/* No prep helper for a uring_cmd in liburing 2.3: every field that
-	 * the slot's previous SQE set (rw_flags is uring_cmd_flags here)
-	 * must be cleared by hand. */
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = srv->cdev_fd;
-	/* Encoded as the control commands are (ctrl.c: ublk_ctrl_probe()). */
-	sqe->cmd_op = srv->ctrl.encoded ? VUBLK_U_IO(cmd_op) : cmd_op;
-	sqe->user_data = ublk_ud_cmd(tag);
 	/*
 	 * Where the request's data goes: our buffer for the tag, which the
 	 * driver copies to or from the request's pages; or, zero copy, the
 	 * tag's slot of the ring's buffer table, where the driver registers
 	 * those pages (struct ublk_auto_buf_reg in sqe->addr: index = tag,
-	 * no flags; cmd.addr must then be 0, ublk_check_fetch_buf()).
+	 * no flags) or we do (ublk_queue_register_buf()); cmd.addr must then
+	 * be 0 (ublk_check_fetch_buf()).
 	 */
-	if (ublk_server_zero_copy(srv))
-		sqe->addr = tag;
-	else
+	if (!ublk_server_zero_copy(srv))
 		cmd.addr = (uint64_t)(uintptr_t)ublk_queue_buf(qc, tag);
-	memcpy(sqe->cmd, &cmd, sizeof(cmd));
+	/* Encoded as the control commands are (ctrl.c: ublk_ctrl_probe()). */
+	sqe = ublk_queue_uring_cmd(qc, srv->ctrl.encoded ? VUBLK_U_IO(cmd_op) :
+							  cmd_op,
+				   &cmd, ublk_ud(UBLK_UD_CMD, tag));
+	if (ublk_server_zero_copy(srv) && !ublk_server_explicit_buf_reg(srv))
+		sqe->addr = tag;
 	qc->cmds_in_kernel++;
+}
+
+/*
+ * Explicit zero copy (UBLK_F_SUPPORT_ZERO_COPY without AUTO_BUF_REG,
+ * 6.15): the request's pages become buffer tag of the ring before the
+ * target gets the request, and stop being one when it completes, as
+ * kublk's loop does (tools/testing/selftests/ublk/file_backed.c:
+ * loop_queue_tgt_rw_io()).  The registration is waited for (its CQE)
+ * rather than linked to the backend's SQE, which the core does not make.
+ */
+static void ublk_queue_buf_cmd(struct ublk_queue_ctx *qc, unsigned tag,
+			       bool reg)
+{
+	struct ublksrv_io_cmd cmd = {
+		.q_id = qc->pub.q_id,
+		.tag = tag,
+		.addr = tag,		/* the buffer table's index */
+	};
+	struct io_uring_sqe *sqe;
+
+	sqe = ublk_queue_uring_cmd(qc, reg ? UBLK_U_IO_REGISTER_IO_BUF :
+					     UBLK_U_IO_UNREGISTER_IO_BUF,
+				   &cmd, ublk_ud(reg ? UBLK_UD_REG : UBLK_UD_UNREG,
+						 tag));
+	/* An unregistration is heard of only if it fails. */
+	if (!reg)
+		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
 }
 
 void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res)
@@ -118,6 +167,11 @@ void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res)
 	qc->reqs_in_target--;
 	if (res < 0)
 		ublk_stat_add(qc, UBLK_STAT_ERRORS);
+	/* The request completes once both are done, in either order. */
+	if (qc->registered && qc->registered[tag]) {
+		qc->registered[tag] = false;
+		ublk_queue_buf_cmd(qc, tag, false);
+	}
 	ublk_queue_io_cmd(qc, tag, UBLK_IO_COMMIT_AND_FETCH_REQ, res);
 }
 
@@ -131,6 +185,15 @@ static void ublk_queue_count(struct ublk_queue_ctx *qc,
 		ublk_stat_add(qc, UBLK_STAT_FUA);
 }
 
+static void ublk_queue_to_target(struct ublk_queue_ctx *qc, unsigned tag,
+				 struct vublk_req *req)
+{
+	int ret = qc->srv->tgt->ops->queue_io(&qc->pub, tag, req);
+
+	if (ret < 0)
+		vublk_complete_io(&qc->pub, tag, ret);
+}
+
 /* A request arrived on tag: validate it once, then give it to the target. */
 static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 {
@@ -139,7 +202,6 @@ static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 	struct ublksrv_io_desc iod = qc->iods[tag];
 	struct vublk_req req;
 	const char *why;
-	int ret;
 
 	if (ublk_validate_iod(&iod, &srv->limits, &req, &why) < 0) {
 		vublk_error("queue %u tag %u: invalid request (op %u, sector %llu, %u sectors): %s; failing it with EIO",
@@ -158,9 +220,28 @@ static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 	}
 	ublk_queue_count(qc, &req);
 	qc->reqs_in_target++;
-	ret = srv->tgt->ops->queue_io(&qc->pub, tag, &req);
-	if (ret < 0)
-		vublk_complete_io(&qc->pub, tag, ret);
+	/* Only a READ or a WRITE has pages (ublk_rq_has_data()). */
+	if (ublk_server_explicit_buf_reg(srv) &&
+	    (req.op == VUBLK_OP_READ || req.op == VUBLK_OP_WRITE)) {
+		qc->registering[tag] = req;
+		ublk_queue_buf_cmd(qc, tag, true);
+		return;
+	}
+	ublk_queue_to_target(qc, tag, &req);
+}
+
+/* Its buffer registered (or not), the request goes to the target. */
+static void ublk_queue_handle_reg_cqe(struct ublk_queue_ctx *qc,
+				      unsigned tag, int res)
+{
+	if (res < 0) {
+		vublk_error("queue %u tag %u: the ublk driver refused to register the request's pages (zero copy): %s; failing it with EIO",
+			    qc->pub.q_id, tag, strerror(-res));
+		vublk_complete_io(&qc->pub, tag, -EIO);
+		return;
+	}
+	qc->registered[tag] = true;
+	ublk_queue_to_target(qc, tag, &qc->registering[tag]);
 }
 
 static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
@@ -185,6 +266,19 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 	qc->failed = true;
 }
 
+/*
+ * Only a failed unregistration has a CQE.  The request it belongs to
+ * completes only once its pages are released, so it would wait in the
+ * kernel forever: stop, as for a refused command.
+ */
+static void ublk_queue_handle_unreg_cqe(struct ublk_queue_ctx *qc,
+					unsigned tag, int res)
+{
+	vublk_error("queue %u tag %u: the ublk driver refused to release the request's pages (zero copy): %s; stopping the device so that no request waits forever",
+		    qc->pub.q_id, tag, strerror(-res));
+	qc->failed = true;
+}
+
 static void ublk_queue_handle_cqe(struct ublk_queue_ctx *qc,
 				  const struct io_uring_cqe *cqe)
 {
@@ -194,6 +288,10 @@ static void ublk_queue_handle_cqe(struct ublk_queue_ctx *qc,
 		vublk_ring_event_done(&qc->pub, cqe);
 	else if (ud == UBLK_UD_STOP)
 		qc->stop_requested = true;
+	else if (ublk_ud_kind(ud) == UBLK_UD_REG)
+		ublk_queue_handle_reg_cqe(qc, ublk_ud_tag(ud), cqe->res);
+	else if (ublk_ud_kind(ud) == UBLK_UD_UNREG)
+		ublk_queue_handle_unreg_cqe(qc, ublk_ud_tag(ud), cqe->res);
 	else
 		ublk_queue_handle_cmd_cqe(qc, ublk_ud_tag(ud), cqe->res);
 }
@@ -318,13 +416,30 @@ static int ublk_queue_arm(struct ublk_queue_ctx *qc)
 	return qc->ring.broken ? -ENOMEM : 0;
 }
 
+/* Explicit zero copy: where a request waits for its registration. */
+static int ublk_queue_alloc_reg(struct ublk_queue_ctx *qc)
+{
+	qc->registering = calloc(qc->pub.depth, sizeof(*qc->registering));
+	qc->registered = calloc(qc->pub.depth, sizeof(*qc->registered));
+	if (qc->registering && qc->registered)
+		return 0;
+	vublk_error("queue %u: no memory for its zero copy state",
+		    qc->pub.q_id);
+	return -ENOMEM;
+}
+
 /* What needs no device: buffers, ring, the target's queue state. */
 static int ublk_queue_prepare(struct ublk_queue_ctx *qc)
 {
 	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
 	int ret;
 
-	ret = ublk_server_zero_copy(qc->srv) ? 0 : ublk_queue_alloc_bufs(qc);
+	if (!ublk_server_zero_copy(qc->srv))
+		ret = ublk_queue_alloc_bufs(qc);
+	else if (ublk_server_explicit_buf_reg(qc->srv))
+		ret = ublk_queue_alloc_reg(qc);
+	else
+		ret = 0;
 	if (!ret)
 		ret = ublk_queue_init_ring(qc);
 	if (!ret) {
@@ -381,6 +496,8 @@ static void ublk_queue_teardown(struct ublk_queue_ctx *qc)
 		vublk_ring_exit(&qc->ring);
 	if (qc->bufs)
 		munmap(qc->bufs, qc->bufs_size);
+	free(qc->registering);
+	free(qc->registered);
 	if (qc->iods)
 		munmap((void *)qc->iods, qc->iods_size);
 }

@@ -117,7 +117,8 @@ static uint64_t ublk_server_quiesce_flag(const struct vublk_server *s)
  * request's pages as a buffer of the queue's io_uring before it hands the
  * request over, and unregisters them at the commit (UBLK_F_AUTO_BUF_REG,
  * 6.16; ublk_drv.c: ublk_auto_buf_register()), so the backend reads and
- * writes them directly.  A target that must see the bytes (verity hashes
+ * writes them directly; on a driver with zero copy but not that (6.15),
+ * the queue registers them itself (UBLK_F_SUPPORT_ZERO_COPY, queue.c).  A target that must see the bytes (verity hashes
  * them) cannot: a READ's pages are a write-only destination for the
  * server (io_uring rsrc.c: io_import_fixed() checks the direction).  0,
  * the flag, or -errno after one line.
@@ -137,14 +138,14 @@ static int ublk_server_zero_copy_flag(const struct vublk_server *s,
 			    s->tgt->ops->name);
 		return -EINVAL;
 	}
-	if (!(s->ctrl.features & UBLK_F_AUTO_BUF_REG)) {
-		if (cfg->zero_copy == VUBLK_ZERO_COPY_AUTO)
-			return 0;
+	if (s->ctrl.features & UBLK_F_AUTO_BUF_REG)
+		*flag = UBLK_F_AUTO_BUF_REG;
+	else if (s->ctrl.features & UBLK_F_SUPPORT_ZERO_COPY)
+		*flag = UBLK_F_SUPPORT_ZERO_COPY;
+	else if (cfg->zero_copy == VUBLK_ZERO_COPY_ON)
 		return vublk_require_features(s->ctrl.features,
-					      UBLK_F_AUTO_BUF_REG,
+					      UBLK_F_SUPPORT_ZERO_COPY,
 					      "--zero-copy=on");
-	}
-	*flag = UBLK_F_AUTO_BUF_REG;
 	return 0;
 }
 

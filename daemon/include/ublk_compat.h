@@ -107,6 +107,15 @@
 #define UBLK_U_CMD_GET_FEATURES		VUBLK_U_CMD(_IOR, UBLK_CMD_GET_FEATURES)
 #endif
 
+/* A request's pages as buffer cmd.addr of the issuing ring's table, and
+ * back (6.15, UBLK_F_SUPPORT_ZERO_COPY; only ever ioctl-encoded). */
+#ifndef UBLK_U_IO_REGISTER_IO_BUF
+#define UBLK_U_IO_REGISTER_IO_BUF	VUBLK_U_IO(0x23)
+#endif
+#ifndef UBLK_U_IO_UNREGISTER_IO_BUF
+#define UBLK_U_IO_UNREGISTER_IO_BUF	VUBLK_U_IO(0x24)
+#endif
+
 /* The auto buffer registration word of FETCH/COMMIT's sqe->addr (6.16,
  * UBLK_F_AUTO_BUF_REG): the fixed-buffer index, and flags. */
 #ifndef UBLK_AUTO_BUF_REG_FALLBACK
