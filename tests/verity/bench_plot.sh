@@ -48,7 +48,8 @@ awk -v o="$off" -v s="$sub" 'BEGIN { exit !(o > 4 * s) }' ||
 # The chart: an SVG document with both charts, every label and mode, and
 # each result's value in the gnuplot input it was drawn from.
 grep -q '<svg' "$chart" && grep -q '</svg>' "$chart" || fail "$chart is not an SVG document"
-for t in "verified read, MB/s (wall clock)" "tree reads per GiB" "page cache" O_DIRECT "1 ms" \
+for t in "vublk-bench verity: verified reads by tree readahead mode" throughput \
+	"MB/s (wall clock)" "tree reads" "tree reads per GiB read" "page cache" O_DIRECT "1 ms" \
 	off completion submission; do
 	grep -qF ">$t<" "$chart" || fail "no text '$t' in $chart"
 done
@@ -66,6 +67,42 @@ while IFS=$'\t' read -r label mode mbps reads; do
 	in_block '$rate' "$label" "$mode" "$mbps" && in_block '$tree' "$label" "$mode" "$reads" ||
 		fail "$label $mode: $mbps MB/s, $reads reads/GiB are not the data of $dir/chart.gp"
 done <"$dir/chart.dat"
+
+# Each bar's value is written on it.
+while IFS=$'\t' read -r label mode mbps reads; do
+	for v in "$mbps" "$reads"; do
+		grep -qF ">$(printf '%.0f' "$v")<" "$chart" || fail "$label $mode: no value $v on a bar of $chart"
+	done
+done <"$dir/chart.dat"
+
+# vublk-bench nbd: the unverified run and one per readahead mode, each a
+# result under the label (default: the pattern).
+if command -v nbdkit >/dev/null; then
+	nbdkit -f -U "$dir/sock" -P "$dir/nbd.pid" -r file "$dir/img" &
+	server=$!
+	for _ in $(seq 100); do [ -s "$dir/nbd.pid" ] && break; sleep 0.05; done
+	nchart=$dir/nbd.svg
+	for l in "2 ms" ""; do
+		out=$("$bench" nbd "nbd+unix:///?socket=$dir/sock" --bytes=2M --plot="$nchart" \
+			${l:+--plot-label="$l"} 2>"$dir/err") ||
+			{ kill $server; fail "nbd --plot: exit status $?: $(cat "$dir/err")"; }
+	done
+	kill $server && wait $server 2>/dev/null
+	for l in "2 ms" seq; do
+		for m in unverified off completion submission; do
+			grep -q "^$l	$m	[0-9.]*	[0-9.]*\$" "$dir/nbd.dat" ||
+				fail "nbd: no result '$l $m' in: $(cat "$dir/nbd.dat")"
+		done
+		awk -F'\t' -v l="$l" '$1 == l && $2 == "unverified" && $4 != "0.0" { exit 1 }
+			$1 == l && $2 == "off" && $4 + 0 == 0 { exit 1 }' "$dir/nbd.dat" ||
+			fail "nbd: tree reads: $(cat "$dir/nbd.dat")"
+	done
+	[ "$(wc -l <"$dir/nbd.dat")" = 8 ] || fail "nbd: expected 8 results: $(cat "$dir/nbd.dat")"
+	for t in "vublk-bench nbd: reads unverified and verified, by tree readahead mode" \
+		"2 ms" seq unverified submission; do
+		grep -qF ">$t<" "$nchart" || fail "nbd: no text '$t' in $nchart"
+	done
+fi
 
 # Without gnuplot: the results, the data, the input, and one line.
 rm -f "$chart"

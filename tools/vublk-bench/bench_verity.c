@@ -116,7 +116,8 @@ static int bench_plot(struct bench_run *r, double mbps, double reads_per_gib)
 	char mode[32];
 
 	bench_readahead_mode(&r->tgt, mode, sizeof(mode));
-	return bench_plot_result(a->plot, a->plot_label ? a->plot_label :
+	return bench_plot_result(a->plot, "vublk-bench verity: verified reads by tree readahead mode",
+				 a->plot_label ? a->plot_label :
 				 a->direct ? "O_DIRECT" : "page cache",
 				 mode, mbps, reads_per_gib);
 }

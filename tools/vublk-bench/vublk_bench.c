@@ -5,7 +5,7 @@
  *   vublk-bench verity IMAGE [--pattern=seq|rand] [--io-size=N] [--depth=N]
  *               [--direct] [--readahead=MODE] [--cache-mb=N]
  *               [--seconds=N | --bytes=N] [--plot=FILE.svg [--plot-label=L]]
- *   vublk-bench nbd URI [the same options but --direct and --plot]
+ *   vublk-bench nbd URI [the same options but --direct]
  *
  * See docs/PERFORMANCE.md for what it reports and how to read it.
  */
@@ -91,7 +91,13 @@ static const char bench_nbd_usage[] =
 "ratio.\n"
 BENCH_USAGE_WORKLOAD
 "  --readahead=MODE    off, completion or submission (default: each in turn)\n"
-BENCH_USAGE_AMOUNT;
+BENCH_USAGE_AMOUNT
+"  --plot=FILE.svg     add the results to FILE.dat (replacing those of the same\n"
+"                      label and mode; the unverified run as mode unverified)\n"
+"                      and draw them all with gnuplot: MB/s and tree reads\n"
+"                      per GiB, per mode, grouped by label\n"
+"  --plot-label=L      the results' group, such as the server's latency\n"
+"                      (default: seq or rand)\n";
 
 void bench_error(const char *fmt, ...)
 {
@@ -227,10 +233,6 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 	a->nbd = !strcmp(argv[optind], "nbd");
 	if (a->nbd && a->direct) {
 		bench_error("--direct reads a local image with O_DIRECT: not with nbd");
-		return -EINVAL;
-	}
-	if (a->nbd && a->plot) {
-		bench_error("--plot charts vublk-bench verity's runs: not with nbd");
 		return -EINVAL;
 	}
 	a->image = argv[optind + 1];

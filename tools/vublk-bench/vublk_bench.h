@@ -99,14 +99,14 @@ int bench_sha_limits(int fd, const struct merkle_params *p,
  * bench_plot.c: --plot=FILE.svg.  bench_plot_check(): whether the file
  * name and the label (NULL: none given) will do; 0 or -EINVAL after one
  * line.  bench_plot_result(): add one run's result (label, readahead
- * mode, verified MB/s by wall clock, tree reads per GiB) to FILE.dat and
- * draw FILE.svg with gnuplot; 0, or 1 after one line (gnuplot missing
- * or failing included).
+ * mode or "unverified", MB/s by wall clock, tree reads per GiB) to
+ * FILE.dat and draw FILE.svg with gnuplot under title; 0, or 1 after one
+ * line (gnuplot missing or failing included).
  */
 #define BENCH_PLOT_LABEL_MAX 40
 int bench_plot_check(const char *svg, const char *label);
-int bench_plot_result(const char *svg, const char *label, const char *mode,
-		      double mbps, double tree_reads_per_gib);
+int bench_plot_result(const char *svg, const char *title, const char *label,
+		      const char *mode, double mbps, double tree_reads_per_gib);
 
 /* Monotonic seconds. */
 double bench_now(void);
