@@ -58,7 +58,9 @@ static int bench_nbd_run(const struct bench_args *a,
 			"vublk-bench nbd: reads unverified and verified, by tree readahead mode",
 			a->plot_label ? a->plot_label :
 			a->pattern == BENCH_SEQ ? "seq" : "rand",
-			mode ? mode : "unverified", *rate / 1e6,
+			mode ? mode : "unverified",
+			(a->plot_cpu ? (r.cpu > 0 ? r.done / r.cpu : 0) : *rate) / 1e6,
+			a->plot_cpu,
 			r.done ? reads / (r.done / (double)(1ULL << 30)) : 0);
 	return status;
 }

@@ -14,7 +14,11 @@
  * grouped by label, a mode's colour the same in every chart.
  *
  * FILE.dat: one result per line, "LABEL<TAB>MODE<TAB>MB/s<TAB>reads per
- * GiB", in the order they were first added (the charts' order).
+ * GiB<TAB>wall|cpu", in the order they were first added (the charts'
+ * order); the last field says what MB/s is per (--plot-rate: wall clock,
+ * what latency changes, or CPU second, steadier on a busy host), the
+ * same on every line: a chart has one measure.  A line without it (an
+ * earlier vublk-bench's) is wall clock.
  */
 #include <errno.h>
 #include <spawn.h>
@@ -37,6 +41,7 @@ struct plot_result {
 	char mode[PLOT_MODE_MAX];
 	double mbps;
 	double tree_reads_per_gib;
+	bool cpu;			/* mbps per CPU second, not wall clock */
 };
 
 struct plot {
@@ -73,8 +78,9 @@ int bench_plot_check(const char *svg, const char *label)
 static int plot_read(struct plot *pl)
 {
 	FILE *f = fopen(pl->dat, "re");
-	char line[256];
+	char line[256], rate[8];
 	struct plot_result *r;
+	int n;
 
 	if (!f && errno == ENOENT)
 		return 0;	/* the first result */
@@ -84,9 +90,12 @@ static int plot_read(struct plot *pl)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		r = &pl->r[pl->n];
-		if (pl->n == PLOT_MAX_RESULTS ||
-		    sscanf(line, "%39[^\t]\t%31[^\t]\t%lf\t%lf", r->label, r->mode,
-			   &r->mbps, &r->tree_reads_per_gib) != 4) {
+		strcpy(rate, "wall");
+		n = pl->n == PLOT_MAX_RESULTS ? 0 :
+			sscanf(line, "%39[^\t]\t%31[^\t]\t%lf\t%lf\t%7[a-z]", r->label,
+			       r->mode, &r->mbps, &r->tree_reads_per_gib, rate);
+		r->cpu = !strcmp(rate, "cpu");
+		if ((n != 4 && n != 5) || (!r->cpu && strcmp(rate, "wall"))) {
 			bench_error("%s, line %u: not a result of vublk-bench --plot (or more than %d results): delete it to start a new chart",
 				    pl->dat, pl->n + 1, PLOT_MAX_RESULTS);
 			fclose(f);
@@ -111,6 +120,12 @@ static int plot_add(struct plot *pl, const struct plot_result *res)
 		bench_error("%s holds %d results already: delete it to start a new chart",
 			    pl->dat, PLOT_MAX_RESULTS);
 		return -E2BIG;
+	}
+	if (pl->n && pl->r[0].cpu != res->cpu) {
+		bench_error("%s holds MB/s %s: one chart, one measure; give --plot-rate=%s or delete it to start a new chart",
+			    pl->dat, pl->r[0].cpu ? "per CPU second" : "by wall clock",
+			    pl->r[0].cpu ? "cpu" : "wall");
+		return -EINVAL;
 	}
 	pl->r[i] = *res;
 	if (i == pl->n)
@@ -149,9 +164,9 @@ static int plot_write(const char *path, void (*fill)(FILE *, const struct plot *
 static void plot_fill_dat(FILE *f, const struct plot *pl)
 {
 	for (unsigned i = 0; i < pl->n; i++)
-		fprintf(f, "%s\t%s\t%.1f\t%.1f\n", pl->r[i].label,
+		fprintf(f, "%s\t%s\t%.1f\t%.1f\t%s\n", pl->r[i].label,
 			pl->r[i].mode, pl->r[i].mbps,
-			pl->r[i].tree_reads_per_gib);
+			pl->r[i].tree_reads_per_gib, pl->r[i].cpu ? "cpu" : "wall");
 }
 
 /* Distinct labels (or modes) in order of first appearance. */
@@ -256,11 +271,14 @@ static void plot_fill_gp(FILE *f, const struct plot *pl)
 	const char *labels[PLOT_MAX_RESULTS], *modes[PLOT_MAX_MODES];
 	unsigned nl = plot_distinct(pl, false, labels, PLOT_MAX_RESULTS);
 	unsigned nm = plot_distinct(pl, true, modes, PLOT_MAX_MODES);
+	/* Side by side, or one above the other where the groups' labels
+	 * and values would not fit in half the width. */
+	bool stacked = nl > 2;
 
 	fprintf(f,
 		"# vublk-bench --plot: the results of %s, drawn into the chart\n"
 		"# (gnuplot %s)\n"
-		"set terminal svg size 1000,460 dynamic noenhanced font \"sans,12\"\n"
+		"set terminal svg size 1000,%u dynamic noenhanced font \"sans,12\"\n"
 		"set output \"%s\"\n"
 		"set datafile separator \"\\t\"\n"
 		"set datafile missing \"?\"\n"
@@ -274,19 +292,21 @@ static void plot_fill_gp(FILE *f, const struct plot *pl)
 		"set ytics nomirror\n"
 		"set border 3\n"
 		"set grid ytics\n"
-		"set bmargin 5\n"
+		"set bmargin %u\n"
 		"set key at screen 0.5, screen 0.02 center bottom horizontal maxrows 1 maxcols 8 reverse Left samplen 1.5 width -1\n",
-		pl->dat, pl->gp, pl->svg, nl - 0.4);
+		pl->dat, pl->gp, stacked ? 760 : 460, pl->svg, nl - 0.4,
+		stacked ? 3 : 5);
 	plot_fill_block(f, pl, "rate", false, labels, nl, modes, nm);
 	plot_fill_block(f, pl, "tree", true, labels, nl, modes, nm);
 	fprintf(f,
-		"set multiplot layout 1,2 title \"%s\"\n"
+		"set multiplot layout %s title \"%s\"\n"
 		"set title \"throughput\"\n"
-		"set ylabel \"MB/s (wall clock)\"\n",
-		pl->title);
+		"set ylabel \"%s\"\n",
+		stacked ? "2,1" : "1,2", pl->title, pl->r[0].cpu ? "MB/s per CPU second" : "MB/s (wall clock)");
 	plot_fill_chart(f, pl, "rate", false, labels, nl, modes, nm);
 	fprintf(f,
 		"unset key\n"
+		"set bmargin 5\n"
 		"set title \"tree reads\"\n"
 		"set ylabel \"tree reads per GiB read\"\n");
 	plot_fill_chart(f, pl, "tree", true, labels, nl, modes, nm);
@@ -329,10 +349,11 @@ static double plot_round(double v)
 }
 
 int bench_plot_result(const char *svg, const char *title, const char *label,
-		      const char *mode, double mbps, double tree_reads_per_gib)
+		      const char *mode, double mbps, bool cpu,
+		      double tree_reads_per_gib)
 {
 	struct plot *pl = calloc(1, sizeof(*pl));
-	struct plot_result res = { .mbps = plot_round(mbps),
+	struct plot_result res = { .mbps = plot_round(mbps), .cpu = cpu,
 				   .tree_reads_per_gib =
 					plot_round(tree_reads_per_gib) };
 	size_t base = strlen(svg) - 4;		/* without ".svg" */
