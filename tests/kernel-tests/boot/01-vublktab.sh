@@ -156,9 +156,24 @@ stop_unit() {
 		fail "vublk@$1 stopped, but $3 or /dev/disk/by-vublk/$1 remains"
 	# Its state files (a log of an earlier device with this id, left
 	# for reading, is not the unit's: a foreground server keeps none).
-	[ -z "$(ls "$RUN_DIR/$id".{json,stats.json,udev,ctl} 2>/dev/null)" ] ||
-		fail "vublk@$1 stopped, but files remain: $(ls "$RUN_DIR/$id".{json,stats.json,udev,ctl} 2>/dev/null)"
+	local f left=
+	for f in "$RUN_DIR/$id".{json,stats.json,udev,ctl}; do
+		[ ! -e "$f" ] || left="$left $f"
+	done
+	[ -z "$left" ] || fail "vublk@$1 stopped, but files remain:$left"
 }
+
+# list_state ID: STATE and SPID (the server's pid) of device ID from one
+# `vublk list` (the first "state" and "pid" of its JSON are the device's:
+# device_state and server_pid start three processes each).
+list_state() {
+	local json
+	json=$("$VUBLK" list -n "$1" --json)
+	STATE=? SPID=?
+	[[ $json =~ \"state\":\ \"([a-z-]*)\",\ \"pid\":\ (-?[0-9]+) ]] &&
+		STATE=${BASH_REMATCH[1]} SPID=${BASH_REMATCH[2]}
+}
+quiesced() { list_state "$1"; [ "$STATE" = quiesced ]; }
 
 # by_vublk NAME DEV: /dev/disk/by-vublk/NAME is udev's link to DEV.
 by_vublk() {
@@ -212,8 +227,7 @@ say "kill -9 the server of vublk@data, restart it (${SECONDS}s)"
 kill -9 "$DATA_PID"
 wait "$DATA_PID"
 [ $? -eq 137 ] || fail "the data server was not killed by SIGKILL"
-wait_until 30 test "$(device_state "$ID")" = quiesced ||
-	fail "device $ID is '$(device_state "$ID")' after kill -9, not quiesced"
+wait_until 30 quiesced "$ID" || fail "device $ID is '$STATE' after kill -9, not quiesced"
 # A write while there is no server: it waits for the next one.
 head -c 256K /dev/urandom >"$T/during"
 during_sum=$(sha256sum <"$T/during")
@@ -227,8 +241,9 @@ has_text "$T/data.err" "device $ID is named data and has no server: vublk recove
 	has_text "$T/data.err" "$DATA_DEV is recovered" ||
 	fail "the restart did not recover device $ID: $(tail -n 5 "$T/data.err")"
 wait "$writer" || fail "the write across the restart failed"
-[ "$(device_state "$ID")" = live ] && [ "$(server_pid "$ID")" = "$DATA_PID" ] ||
-	fail "after the restart, vublk list says device $ID is $(device_state "$ID"), server $(server_pid "$ID"), not live, $DATA_PID"
+list_state "$ID"
+[ "$STATE" = live ] && [ "$SPID" = "$DATA_PID" ] ||
+	fail "after the restart, vublk list says device $ID is $STATE, server $SPID, not live, $DATA_PID"
 by_vublk data "$DATA_DEV"
 by_vublk data-part1 "${DATA_DEV}p1"
 [ "$(sha256sum <"$MNT/before")" = "$before_sum" ] &&
