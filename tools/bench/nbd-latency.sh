@@ -14,20 +14,24 @@
 #
 # Usage (from the repo, on the host):
 #   tools/bench/nbd-latency.sh [--rounds N] [--size SIZE] [--seconds N]
-#                              [--delays "0 1 5"] [BUILD]
+#                              [--delays "0 1 5"] [--plot PREFIX] [BUILD]
 #   BUILD: the build directory (default build); delays in whole
 #   milliseconds (nbdkit 1.32's delay filter takes no fractions).
+#   --plot PREFIX: vublk-bench --plot charts of the last round (one
+#   round: every bar of a chart from the same minutes), PREFIX-seq.svg
+#   and PREFIX-rand.svg, a group of bars per latency (needs gnuplot).
 set -uo pipefail
 
 ME=tools/bench/nbd-latency.sh
-rounds=3 size=256M seconds=3 delays="0 1 2 5" build=build
+rounds=3 size=256M seconds=3 delays="0 1 2 5" build=build plot=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:-}; shift 2 ;;
 	--size) size=${2:-}; shift 2 ;;
 	--seconds) seconds=${2:-}; shift 2 ;;
 	--delays) delays=${2:-}; shift 2 ;;
-	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--plot) plot=${2:-}; shift 2 ;;
+	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) build=$1; shift ;;
 	esac
@@ -38,6 +42,12 @@ for x in "$BENCH" "$VV"; do
 	[ -x "$x" ] || { echo "$ME: $x is not built (ninja -C $build)" >&2; exit 2; }
 done
 command -v nbdkit >/dev/null || { echo "$ME: nbdkit is not installed" >&2; exit 2; }
+if [ -n "$plot" ]; then
+	command -v gnuplot >/dev/null ||
+		{ echo "$ME: --plot needs gnuplot (apt-get install gnuplot-nox)" >&2; exit 2; }
+	# This run's results only.
+	rm -f "$plot"-{seq,rand}.{svg,dat,gp}
+fi
 
 D=$(mktemp -d /var/tmp/vublk-nbd-bench.XXXXXX) || exit 1
 server=
@@ -64,10 +74,14 @@ serve() {
 }
 
 # bench MS ROW ARGS: one vublk-bench nbd run, one result line per side:
-# "MS ROW SIDE MB/s IOPS".
+# "MS ROW SIDE MB/s IOPS"; in the last round with --plot, into the chart
+# of ROW too.
 bench() {
 	local ms=$1 row=$2
 	shift 2
+	if [ -n "$plot" ] && [ "$round" = "$rounds" ] && [ "$row" != probe ]; then
+		set -- "$@" --plot="$plot-$row.svg" --plot-label="$ms ms"
+	fi
 	"$BENCH" nbd "$URI" "$@" 2>/dev/null | awk -v ms="$ms" -v row="$row" '
 		/^unverified/ { print ms, row, "unverified", $4, $6 }
 		/^verified/ { m = $3; sub(/\)/, "", m); print ms, row, m, $4, $6 }'
@@ -106,3 +120,4 @@ for ms in sorted({k[0] for k in rows}):
               f"{comp:.0f} | {sub:.0f} | {sub / u:.2f} | {sub / off:.2f} |")
 print(f"({len(next(iter(rows.values())))} rounds, medians)")
 PY
+[ -z "$plot" ] || echo "charts of round $rounds: $plot-seq.svg $plot-rand.svg"

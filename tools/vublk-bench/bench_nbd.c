@@ -9,7 +9,8 @@
  * With --readahead, one verified run in that mode; without, one per mode
  * (off, completion, submission).  The network is whatever the server
  * adds: the benchmark script (tools/bench/nbd-latency.sh) puts nbdkit's
- * delay filter in front of the image to play a remote server.
+ * delay filter in front of the image to play a remote server, and labels
+ * each latency's results in the --plot chart.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,14 +22,22 @@
 static const char *const bench_nbd_modes[] = { "off", "completion",
 					       "submission" };
 
-/* One run of bt; 0 with *rate (bytes per second) set, else 1. */
+/* One run of bt, in readahead mode (NULL: the unverified run); 0 with
+ * *rate (bytes per second) set and, with --plot, its result in the
+ * chart, else 1. */
 static int bench_nbd_run(const struct bench_args *a,
-			 const struct bench_target *bt, const char *label,
+			 const struct bench_target *bt, const char *mode,
 			 double *rate)
 {
 	struct bench_run r;
+	char label[64];
+	uint64_t reads = 0;
 	int status = 1;
 
+	if (mode)
+		snprintf(label, sizeof(label), "verified (readahead %s)", mode);
+	else
+		snprintf(label, sizeof(label), "unverified (loop, read-only)");
 	if (bench_run_open(&r, a, bt))
 		return 1;
 	if (!bench_run_loop(&r)) {
@@ -36,13 +45,23 @@ static int bench_nbd_run(const struct bench_args *a,
 		printf("%-34s %9.1f MB/s %9.0f IOPS (%" PRIu64 " requests, %.2f s",
 		       label, *rate / 1e6, r.requests / r.elapsed, r.requests,
 		       r.elapsed);
-		if (bt->ops == &vublk_tgt_verity)
-			printf(", %" PRIu64 " tree reads",
-			       inproc_tgt_counter(&r.tgt, "tree_reads"));
+		if (mode) {
+			reads = inproc_tgt_counter(&r.tgt, "tree_reads");
+			printf(", %" PRIu64 " tree reads", reads);
+		}
 		printf(", %" PRIu64 " errors)\n", r.errors);
 		status = r.errors ? 1 : 0;
 	}
 	bench_run_close(&r);
+	if (!status && a->plot)
+		status = bench_plot_result(a->plot,
+			"vublk-bench nbd: reads unverified and verified, by tree readahead mode",
+			a->plot_label ? a->plot_label :
+			a->pattern == BENCH_SEQ ? "seq" : "rand",
+			mode ? mode : "unverified",
+			(a->plot_cpu ? (r.cpu > 0 ? r.done / r.cpu : 0) : *rate) / 1e6,
+			a->plot_cpu,
+			r.done ? reads / (r.done / (double)(1ULL << 30)) : 0);
 	return status;
 }
 
@@ -64,7 +83,7 @@ int bench_nbd(const struct bench_args *a)
 {
 	/* readahead=MODE, then cache-mb=N if given */
 	const char *vopts[3] = { NULL };
-	char ra[64], cache[64], label[64];
+	char ra[64], cache[64];
 	struct bench_target verified = { .ops = &vublk_tgt_verity,
 					 .path = a->image, .opts = vopts + 1 };
 	struct bench_target plain = { .ops = &vublk_tgt_loop,
@@ -86,8 +105,7 @@ int bench_nbd(const struct bench_args *a)
 	       a->image, a->pattern == BENCH_SEQ ? "seq" : "rand", a->io_size,
 	       a->depth, eff.seconds ? 0 : eff.bytes,
 	       eff.seconds ? " (timed)" : "");
-	if (bench_nbd_run(&eff, &plain, "unverified (loop, read-only)",
-			  &unverified_rate))
+	if (bench_nbd_run(&eff, &plain, NULL, &unverified_rate))
 		return 1;
 	for (unsigned m = 0; m < 3; m++) {
 		const char *mode = bench_nbd_modes[m];
@@ -97,8 +115,7 @@ int bench_nbd(const struct bench_args *a)
 		snprintf(ra, sizeof(ra), "readahead=%s", mode);
 		vopts[0] = ra;
 		verified.opts = vopts;
-		snprintf(label, sizeof(label), "verified (readahead %s)", mode);
-		if (bench_nbd_run(&eff, &verified, label, &rate)) {
+		if (bench_nbd_run(&eff, &verified, mode, &rate)) {
 			status = 1;
 			continue;
 		}

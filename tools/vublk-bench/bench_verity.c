@@ -110,15 +110,18 @@ static void bench_readahead_mode(struct vublk_tgt *t, char *mode, size_t len)
 }
 
 /* --plot: this run's point on the chart; 0, or 1 after one line. */
-static int bench_plot(struct bench_run *r, double mbps, double reads_per_gib)
+static int bench_plot(struct bench_run *r, const struct bench_rate *read,
+		      double reads_per_gib)
 {
 	const struct bench_args *a = r->a;
 	char mode[32];
 
 	bench_readahead_mode(&r->tgt, mode, sizeof(mode));
-	return bench_plot_result(a->plot, a->plot_label ? a->plot_label :
+	return bench_plot_result(a->plot, "vublk-bench verity: verified reads by tree readahead mode",
+				 a->plot_label ? a->plot_label :
 				 a->direct ? "O_DIRECT" : "page cache",
-				 mode, mbps, reads_per_gib);
+				 mode, (a->plot_cpu ? read->cpu : read->wall) / 1e6,
+				 a->plot_cpu, reads_per_gib);
 }
 
 static int bench_report(struct bench_run *r, const struct bench_run *plain)
@@ -160,7 +163,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 		printf("limits:         not measured: too little data to time (read more with --bytes)\n");
 	if (r->errors || plain->errors || (err && err != -ERANGE))
 		return 1;
-	return a->plot ? bench_plot(r, read.wall / 1e6, gib > 0 ? reads / gib : 0) : 0;
+	return a->plot ? bench_plot(r, &read, gib > 0 ? reads / gib : 0) : 0;
 }
 
 /* Open bt's run on a's workload and read it with the page cache warm

@@ -4,8 +4,9 @@
  *
  *   vublk-bench verity IMAGE [--pattern=seq|rand] [--io-size=N] [--depth=N]
  *               [--direct] [--readahead=MODE] [--cache-mb=N]
- *               [--seconds=N | --bytes=N] [--plot=FILE.svg [--plot-label=L]]
- *   vublk-bench nbd URI [the same options but --direct and --plot]
+ *               [--seconds=N | --bytes=N]
+ *               [--plot=FILE.svg [--plot-label=L] [--plot-rate=wall|cpu]]
+ *   vublk-bench nbd URI [the same options but --direct]
  *
  * See docs/PERFORMANCE.md for what it reports and how to read it.
  */
@@ -27,7 +28,7 @@
 enum bench_opt {
 	OPT_PATTERN = 256, OPT_IO_SIZE, OPT_DEPTH, OPT_DIRECT, OPT_READAHEAD,
 	OPT_CACHE_MB, OPT_SECONDS, OPT_BYTES, OPT_PLOT, OPT_PLOT_LABEL,
-	OPT_HELP,
+	OPT_PLOT_RATE, OPT_HELP,
 };
 
 static const struct option bench_options[] = {
@@ -41,6 +42,7 @@ static const struct option bench_options[] = {
 	{ "bytes", required_argument, NULL, OPT_BYTES },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "plot-label", required_argument, NULL, OPT_PLOT_LABEL },
+	{ "plot-rate", required_argument, NULL, OPT_PLOT_RATE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -51,6 +53,9 @@ static const struct option bench_options[] = {
 "                      readahead would be) or random requests (default seq)\n" \
 "  --io-size=N         bytes per request, up to 524288 (default 131072)\n" \
 "  --depth=N           requests in flight (default 16)\n"
+#define BENCH_USAGE_PLOT_RATE \
+"  --plot-rate=wall|cpu  chart MB/s by wall clock (default) or per CPU second\n" \
+"                      (steadier on a busy machine; one measure per chart)\n"
 #define BENCH_USAGE_AMOUNT \
 "  --cache-mb=N        tree cache size (the target's default)\n" \
 "  --seconds=N         run this long, or\n" \
@@ -69,6 +74,7 @@ BENCH_USAGE_AMOUNT
 "                      label and mode) and draw them all with gnuplot: MB/s\n"
 "                      and tree reads per GiB, per mode, grouped by label\n"
 "  --plot-label=L      the result's group (default: page cache or O_DIRECT)\n"
+BENCH_USAGE_PLOT_RATE
 "Prints MB/s, tree reads per GiB, and two single-core limits over\n"
 "the same data with the ratios to them: raw SHA-256 (OpenSSL, one block per\n"
 "call) and lib/merkle's own hashing (merkle_hash_blocks); each by wall clock\n"
@@ -91,7 +97,14 @@ static const char bench_nbd_usage[] =
 "ratio.\n"
 BENCH_USAGE_WORKLOAD
 "  --readahead=MODE    off, completion or submission (default: each in turn)\n"
-BENCH_USAGE_AMOUNT;
+BENCH_USAGE_AMOUNT
+"  --plot=FILE.svg     add the results to FILE.dat (replacing those of the same\n"
+"                      label and mode; the unverified run as mode unverified)\n"
+"                      and draw them all with gnuplot: MB/s and tree reads\n"
+"                      per GiB, per mode, grouped by label\n"
+"  --plot-label=L      the results' group, such as the server's latency\n"
+"                      (default: seq or rand)\n"
+BENCH_USAGE_PLOT_RATE;
 
 void bench_error(const char *fmt, ...)
 {
@@ -189,6 +202,14 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 	case OPT_PLOT_LABEL:
 		a->plot_label = arg;
 		return 0;
+	case OPT_PLOT_RATE:
+		if (strcmp(arg, "wall") && strcmp(arg, "cpu")) {
+			bench_error("bad --plot-rate value '%s': wall or cpu", arg);
+			return -EINVAL;
+		}
+		a->plot_cpu = !strcmp(arg, "cpu");
+		a->plot_rate = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -213,8 +234,9 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 		bench_error("--seconds and --bytes given: give one of them");
 		return -EINVAL;
 	}
-	if (a->plot_label && !a->plot) {
-		bench_error("--plot-label without --plot: give the chart's file too");
+	if ((a->plot_label || a->plot_rate) && !a->plot) {
+		bench_error("--plot-%s without --plot: give the chart's file too",
+			    a->plot_label ? "label" : "rate");
 		return -EINVAL;
 	}
 	if (a->plot && bench_plot_check(a->plot, a->plot_label))
@@ -227,10 +249,6 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 	a->nbd = !strcmp(argv[optind], "nbd");
 	if (a->nbd && a->direct) {
 		bench_error("--direct reads a local image with O_DIRECT: not with nbd");
-		return -EINVAL;
-	}
-	if (a->nbd && a->plot) {
-		bench_error("--plot charts vublk-bench verity's runs: not with nbd");
 		return -EINVAL;
 	}
 	a->image = argv[optind + 1];

@@ -28,6 +28,8 @@ struct bench_args {
 	uint64_t bytes;			/* after this many bytes (0: unset) */
 	const char *plot;		/* --plot=FILE.svg, or NULL */
 	const char *plot_label;		/* NULL: the I/O (page cache...) */
+	bool plot_rate;			/* --plot-rate given */
+	bool plot_cpu;			/* --plot-rate=cpu */
 };
 
 /* bench_run.c: one target's read path in-process (see the file). */
@@ -99,14 +101,16 @@ int bench_sha_limits(int fd, const struct merkle_params *p,
  * bench_plot.c: --plot=FILE.svg.  bench_plot_check(): whether the file
  * name and the label (NULL: none given) will do; 0 or -EINVAL after one
  * line.  bench_plot_result(): add one run's result (label, readahead
- * mode, verified MB/s by wall clock, tree reads per GiB) to FILE.dat and
- * draw FILE.svg with gnuplot; 0, or 1 after one line (gnuplot missing
- * or failing included).
+ * mode or "unverified", MB/s by wall clock or with cpu per CPU second,
+ * tree reads per GiB) to FILE.dat and draw FILE.svg with gnuplot under
+ * title; 0, or 1 after one line (gnuplot missing or failing, a FILE.dat
+ * of the other measure included).
  */
 #define BENCH_PLOT_LABEL_MAX 40
 int bench_plot_check(const char *svg, const char *label);
-int bench_plot_result(const char *svg, const char *label, const char *mode,
-		      double mbps, double tree_reads_per_gib);
+int bench_plot_result(const char *svg, const char *title, const char *label,
+		      const char *mode, double mbps, bool cpu,
+		      double tree_reads_per_gib);
 
 /* Monotonic seconds. */
 double bench_now(void);

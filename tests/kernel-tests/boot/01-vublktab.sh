@@ -12,8 +12,10 @@
 . "$(dirname "$0")/../ublk/lib.sh"
 . "$VUBLK_SRC/tests/systemd/lib.sh"
 need_cmd mkfs.f2fs blockdev sha256sum
-# Debian's, not a wrapper that starts a few processes more (pyenv): under
-# TCG every process start counts.
+# Under TCG on a loaded host every process start costs up to a second
+# (a python3 several): checks are shell builtins where they can be, and
+# one python3 listens on the notify socket for every unit.  Debian's, not
+# a wrapper that starts a few processes more (pyenv).
 PY=/usr/bin/python3
 [ -x $PY ] || skip "no $PY"
 GEN=$VUBLK_BUILD/systemd/vublk-generator
@@ -31,10 +33,11 @@ done
 export SYSTEMD_IGNORE_CHROOT=1
 RUN_DIR=${VUBLK_RUN_DIR:-/run/vublk}
 
-UDEVD= DATA_PID= SEALED_PID=
+UDEVD= DATA_PID= SEALED_PID= LISTENER=
 boot_cleanup() {
 	local p
 	for p in $DATA_PID $SEALED_PID; do kill -TERM "$p" 2>/dev/null && wait "$p"; done
+	[ -n "$LISTENER" ] && kill "$LISTENER" && wait "$LISTENER"
 	cleanup
 	if [ -n "$UDEVD" ]; then
 		kill "$UDEVD" && wait "$UDEVD"
@@ -42,6 +45,28 @@ boot_cleanup() {
 	fi
 }
 trap boot_cleanup EXIT
+
+# ---- systemd's notify socket, for every unit started below: each
+# datagram becomes a line "PID MESSAGE" on a FIFO, PID the sender's (from
+# SCM_CREDENTIALS, for the check systemd's NotifyAccess=main makes).  It
+# starts now and comes up while the table is made; "0 BOUND" first.
+NOTIFY=$T/notify.sock
+mkfifo "$T/notify.fifo" || fail "mkfifo"
+# Read and write, so that neither end's open waits for the other.
+exec {NOTIFY_FD}<>"$T/notify.fifo"
+$PY -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+out = open(sys.argv[2], "w", buffering=1)
+out.write("0 BOUND\n")
+while True:
+    msg, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
+    pid = [struct.unpack("iII", d)[0] for l, t, d in anc if t == socket.SCM_CREDENTIALS]
+    out.write("%s %s\n" % (pid[0] if pid else "?", " ".join(msg.decode().split())))
+' "$NOTIFY" "$T/notify.fifo" &
+LISTENER=$!
 
 # ---- the table and the generator
 say "generator (${SECONDS}s)"
@@ -58,13 +83,21 @@ EOF
 mkdir -p "$T/gen" "$T/gen-early" "$T/gen-late"
 VUBLKTAB=$T/vublktab sh "$GEN" "$T/gen" "$T/gen-early" "$T/gen-late" 2>"$T/gen.err" ||
 	fail "the generator failed: $(cat "$T/gen.err")"
-[ "$(cat "$T/gen.err")" = "vublk-generator: $T/vublktab:4: expected NAME TYPE BACKING [OPTIONS], found 2 fields; line ignored" ] ||
-	fail "the generator's messages: $(cat "$T/gen.err")"
+[ "$(<"$T/gen.err")" = "vublk-generator: $T/vublktab:4: expected NAME TYPE BACKING [OPTIONS], found 2 fields; line ignored" ] ||
+	fail "the generator's messages: $(<"$T/gen.err")"
+# has_line FILE LINE: FILE has the line LINE (grep -qxF, in the shell);
+# has_text FILE TEXT: FILE holds TEXT (grep -qF).
+has_line() {
+	local text
+	text=$'\n'$(<"$1")$'\n'
+	[[ $text == *$'\n'"$2"$'\n'* ]]
+}
+has_text() { [[ $(<"$1") == *"$2"* ]]; }
 for name in data sealed; do
 	c=$T/gen/vublk@$name.service.d/50-vublktab.conf
 	for l in "Before=local-fs-pre.target" "After=systemd-remount-fs.service" \
 		"Before=blockdev@dev-disk-by\\x2dvublk-$name.target"; do
-		grep -qxF "$l" "$c" || fail "vublk@$name: no '$l' in: $(cat "$c")"
+		has_line "$c" "$l" || fail "vublk@$name: no '$l' in: $(<"$c")"
 	done
 	[ -L "$T/gen/dev-disk-by\\x2dvublk-$name.device.requires/vublk@$name.service" ] ||
 		fail "no device link for vublk@$name: $(cd "$T/gen" && find . -type l)"
@@ -74,9 +107,9 @@ done
 	fail "target links: $(cd "$T/gen" && find . -type l)"
 # What the template gives every instance: run and stopped as below.
 for l in Type=notify Restart=on-failure; do
-	grep -qx "$l" "$TEMPLATE" || fail "the template lacks $l"
+	has_line "$TEMPLATE" "$l" || fail "the template lacks $l"
 done
-! grep -q "^ExecStop" "$TEMPLATE" || fail "the template has an ExecStop="
+[[ $'\n'$(<"$TEMPLATE") != *$'\n'ExecStop* ]] || fail "the template has an ExecStop="
 
 # ---- udev
 say "udevd (${SECONDS}s)"
@@ -89,37 +122,24 @@ settle() { "$UDEVADM" settle -t 60 || fail "udevadm settle timed out"; }
 
 # ---- systemd's part
 # start_unit NAME: run vublk@NAME's ExecStart= (its installed vublk is
-# this build's) with a notify socket, as Type=notify; returns once the
+# this build's) with the notify socket, as Type=notify; returns once the
 # main process said READY=1.  Sets PID (the main process) and DEV.
 start_unit() {
-	local words sock=$T/notify-$1.sock ready=$T/ready-$1 listener
+	local words sender msg
 	mapfile -t words < <(unit_exec_words "$T/gen/vublk@$1.service.d/50-vublktab.conf")
 	[ "${words[1]}" = add ] && [[ ${words[0]} == /*/sbin/vublk ]] ||
 		fail "vublk@$1: ExecStart=${words[*]}"
 	words[0]=$VUBLK
-	rm -f "$sock" "$sock.bound" "$ready"
-	# The notify socket, checking (as systemd's NotifyAccess=main does)
-	# that the sender is the main process.
-	$PY -c '
-import os, socket, struct, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
-open(sys.argv[1] + ".bound", "w").close()
-s.settimeout(300)
-msg, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
-pid = [struct.unpack("iII", d)[0] for l, t, d in anc if t == socket.SCM_CREDENTIALS]
-open(sys.argv[2], "w").write("%s %s\n" % (pid[0] if pid else "?", msg.decode().strip()))
-' "$sock" "$ready" &
-	listener=$!
-	wait_until 30 test -e "$sock.bound" || fail "the notify socket did not come up"
-	NOTIFY_SOCKET=$sock "${words[@]}" >"$T/$1.out" 2>>"$T/$1.err" &
+	NOTIFY_SOCKET=$NOTIFY "${words[@]}" >"$T/$1.out" 2>>"$T/$1.err" &
 	PID=$!
-	wait "$listener" || fail "vublk@$1: no READY=1 within 300 s: $(cat "$T/$1.err")"
-	[ "$(cat "$ready")" = "$PID READY=1" ] ||
-		fail "vublk@$1: notification '$(cat "$ready")', not READY=1 from main pid $PID"
+	read -r -t 300 -u "$NOTIFY_FD" sender msg ||
+		fail "vublk@$1: no READY=1 within 300 s: $(<"$T/$1.err")"
+	[ "$sender $msg" = "$PID READY=1" ] ||
+		fail "vublk@$1: notification '$sender $msg', not READY=1 from main pid $PID"
 	kill -0 "$PID" || fail "vublk@$1: the main process exited after READY=1"
-	DEV=$(tail -n 1 "$T/$1.out")
+	mapfile -t words <"$T/$1.out"
+	DEV=
+	[ ${#words[@]} -eq 0 ] || DEV=${words[-1]}
 	[ -b "$DEV" ] || fail "vublk@$1 printed '$DEV', not a block device"
 }
 
@@ -136,9 +156,24 @@ stop_unit() {
 		fail "vublk@$1 stopped, but $3 or /dev/disk/by-vublk/$1 remains"
 	# Its state files (a log of an earlier device with this id, left
 	# for reading, is not the unit's: a foreground server keeps none).
-	[ -z "$(ls "$RUN_DIR/$id".{json,stats.json,udev,ctl} 2>/dev/null)" ] ||
-		fail "vublk@$1 stopped, but files remain: $(ls "$RUN_DIR/$id".{json,stats.json,udev,ctl} 2>/dev/null)"
+	local f left=
+	for f in "$RUN_DIR/$id".{json,stats.json,udev,ctl}; do
+		[ ! -e "$f" ] || left="$left $f"
+	done
+	[ -z "$left" ] || fail "vublk@$1 stopped, but files remain:$left"
 }
+
+# list_state ID: STATE and SPID (the server's pid) of device ID from one
+# `vublk list` (the first "state" and "pid" of its JSON are the device's:
+# device_state and server_pid start three processes each).
+list_state() {
+	local json
+	json=$("$VUBLK" list -n "$1" --json)
+	STATE=? SPID=?
+	[[ $json =~ \"state\":\ \"([a-z-]*)\",\ \"pid\":\ (-?[0-9]+) ]] &&
+		STATE=${BASH_REMATCH[1]} SPID=${BASH_REMATCH[2]}
+}
+quiesced() { list_state "$1"; [ "$STATE" = quiesced ]; }
 
 # by_vublk NAME DEV: /dev/disk/by-vublk/NAME is udev's link to DEV.
 by_vublk() {
@@ -148,12 +183,14 @@ by_vublk() {
 }
 
 say "start vublk@sealed and vublk@data (${SECONDS}s)"
+read -r -t 60 -u "$NOTIFY_FD" sender msg && [ "$sender $msg" = "0 BOUND" ] ||
+	fail "the notify socket did not come up"
 start_unit sealed
 SEALED_PID=$PID SEALED_DEV=$DEV
 by_vublk sealed "$SEALED_DEV"
 [ "$(sha256sum </dev/disk/by-vublk/sealed)" = "$sealed_sum" ] ||
 	fail "/dev/disk/by-vublk/sealed does not read the sealed data"
-device_json "${SEALED_DEV#/dev/ublkb}" | grep -q '"name": "sealed"' ||
+[[ $(device_json "${SEALED_DEV#/dev/ublkb}") == *'"name": "sealed"'* ]] ||
 	fail "vublk list does not name $SEALED_DEV sealed"
 
 start_unit data
@@ -162,15 +199,22 @@ say "partition and f2fs through /dev/disk/by-vublk/data (${SECONDS}s)"
 by_vublk data "$DATA_DEV"
 # A partition: its link is named after the disk's.  One MBR entry (type
 # 0x83, sector 2048 to the end), written here: Debian's sfdisk is in
-# fdisk, which the lab does not need otherwise.
-$PY -c '
-import os, struct, sys
-fd = os.open(sys.argv[1], os.O_RDWR)
-sectors = os.lseek(fd, 0, os.SEEK_END) // 512
-os.pwrite(fd, struct.pack("<B3sB3sII", 0, b"\xfe\xff\xff", 0x83, b"\xfe\xff\xff", 2048, sectors - 2048), 446)
-os.pwrite(fd, b"\x55\xaa", 510)
-os.fsync(fd)
-' /dev/disk/by-vublk/data && blockdev --rereadpt /dev/disk/by-vublk/data ||
+# fdisk, which the lab does not need otherwise.  Sector 0 by printf:
+# 446 zero bytes, the entry (status, CHS, type, CHS, first sector and
+# count, little-endian), 3 empty entries, the signature.
+read -r sectors <"/sys/class/block/${DATA_DEV#/dev/}/size" || fail "the size of $DATA_DEV"
+le32() {
+	printf -v "$1" '\\x%02x\\x%02x\\x%02x\\x%02x' $(($2 & 255)) $(($2 >> 8 & 255)) \
+		$(($2 >> 16 & 255)) $(($2 >> 24 & 255))
+}
+le32 first 2048
+le32 count $((sectors - 2048))
+{
+	printf '\0%.0s' {1..446}
+	printf "\\x00\\xfe\\xff\\xff\\x83\\xfe\\xff\\xff$first$count"
+	printf '\0%.0s' {1..48}
+	printf '\x55\xaa'
+} >/dev/disk/by-vublk/data && blockdev --flushbufs --rereadpt /dev/disk/by-vublk/data ||
 	fail "partitioning /dev/disk/by-vublk/data"
 by_vublk data-part1 "${DATA_DEV}p1"
 mkfs.f2fs -q -f /dev/disk/by-vublk/data-part1 || fail "mkfs.f2fs on data-part1"
@@ -183,8 +227,7 @@ say "kill -9 the server of vublk@data, restart it (${SECONDS}s)"
 kill -9 "$DATA_PID"
 wait "$DATA_PID"
 [ $? -eq 137 ] || fail "the data server was not killed by SIGKILL"
-wait_until 30 test "$(device_state "$ID")" = quiesced ||
-	fail "device $ID is '$(device_state "$ID")' after kill -9, not quiesced"
+wait_until 30 quiesced "$ID" || fail "device $ID is '$STATE' after kill -9, not quiesced"
 # A write while there is no server: it waits for the next one.
 head -c 256K /dev/urandom >"$T/during"
 during_sum=$(sha256sum <"$T/during")
@@ -194,12 +237,13 @@ say "the restart (${SECONDS}s)"
 start_unit data
 DATA_PID=$PID
 [ "$DEV" = "$DATA_DEV" ] || fail "the restarted unit serves $DEV, not $DATA_DEV"
-grep -q "device $ID is named data and has no server: vublk recover -n $ID" "$T/data.err" &&
-	grep -q "$DATA_DEV is recovered" "$T/data.err" ||
+has_text "$T/data.err" "device $ID is named data and has no server: vublk recover -n $ID" &&
+	has_text "$T/data.err" "$DATA_DEV is recovered" ||
 	fail "the restart did not recover device $ID: $(tail -n 5 "$T/data.err")"
 wait "$writer" || fail "the write across the restart failed"
-[ "$(device_state "$ID")" = live ] && [ "$(server_pid "$ID")" = "$DATA_PID" ] ||
-	fail "after the restart, vublk list says device $ID is $(device_state "$ID"), server $(server_pid "$ID"), not live, $DATA_PID"
+list_state "$ID"
+[ "$STATE" = live ] && [ "$SPID" = "$DATA_PID" ] ||
+	fail "after the restart, vublk list says device $ID is $STATE, server $SPID, not live, $DATA_PID"
 by_vublk data "$DATA_DEV"
 by_vublk data-part1 "${DATA_DEV}p1"
 [ "$(sha256sum <"$MNT/before")" = "$before_sum" ] &&
@@ -213,7 +257,7 @@ echo 3 >/proc/sys/vm/drop_caches
 mapfile -t words < <(unit_exec_words "$T/gen/vublk@data.service.d/50-vublktab.conf")
 words[0]=$VUBLK
 "${words[@]}" >/dev/null 2>"$T/second.err" && fail "a second add --name=data succeeded"
-grep -q "a device named data is running already: $DATA_DEV" "$T/second.err" ||
+has_text "$T/second.err" "a device named data is running already: $DATA_DEV" ||
 	fail "a second add --name=data said: $(cat "$T/second.err")"
 
 # ---- shutdown: the mount first (it is ordered after the unit), then SIGTERM
