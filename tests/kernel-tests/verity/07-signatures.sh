@@ -25,21 +25,10 @@ need_cmd fsverity keyctl mkfs.f2fs cmp
 SYSCTL=/proc/sys/fs/verity/require_signatures
 [ -e "$SYSCTL" ] ||
 	skip "this kernel has no builtin fs-verity signatures ($SYSCTL is missing: CONFIG_FS_VERITY_BUILTIN_SIGNATURES is not set)"
-MAKE_TEST_PKI=$VUBLK_BUILD/tests/sig/make_test_pki
-[ -x "$MAKE_TEST_PKI" ] || fail "$MAKE_TEST_PKI is missing: build first"
 trap 'echo 0 >"$SYSCTL"; cleanup' EXIT
 
 # The certificates of the keyring, and the same ones for vublk.
-TRUSTED=(trusted expired future usage ec ca)
-PKI=$T/pki
-mkdir -p "$PKI"
-"$MAKE_TEST_PKI" "$PKI" || fail "make_test_pki failed"
-CERTS=()
-for who in "${TRUSTED[@]}"; do
-	keyctl padd asymmetric '' %keyring:.fs-verity <"$PKI/$who.der" >/dev/null ||
-		fail "keyctl padd of $who.der into .fs-verity failed"
-	CERTS+=(--trusted-cert="$PKI/$who.pem")
-done
+trust_test_certs %keyring:.fs-verity .fs-verity
 
 # A real f2fs with the verity feature, for the kernel's verdicts.
 truncate -s 256M "$T/f2fs.raw"

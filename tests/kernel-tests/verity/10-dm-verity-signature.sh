@@ -28,8 +28,6 @@ UNSEALED=/sys/module/dm_verity/parameters/keyring_unsealed
 	skip "this kernel's dm-verity has no keyring of its own ($UNSEALED is missing: Linux 6.18 brought it), and its other keyrings take no test certificate"
 [ "$(cat "$UNSEALED")" = Y ] ||
 	skip "dm-verity was loaded with its keyring sealed (keyring_unsealed=0): load it with keyring_unsealed=1"
-MAKE_TEST_PKI=$VUBLK_BUILD/tests/sig/make_test_pki
-[ -x "$MAKE_TEST_PKI" ] || fail "$MAKE_TEST_PKI is missing: build first"
 
 # The .dm-verity keyring is linked to no keyring a process has: find its
 # serial in /proc/keys (hex there, decimal for keyctl).
@@ -38,16 +36,7 @@ KEYRING=$(awk '$8 == "keyring" && $9 == ".dm-verity:" { print $1; exit }' /proc/
 KEYRING=$((16#$KEYRING))
 
 # The certificates of the keyring, and the same ones for vublk.
-TRUSTED=(trusted expired future usage ec ca)
-PKI=$T/pki
-mkdir -p "$PKI"
-"$MAKE_TEST_PKI" "$PKI" || fail "make_test_pki failed"
-CERTS=()
-for who in "${TRUSTED[@]}"; do
-	keyctl padd asymmetric '' "$KEYRING" <"$PKI/$who.der" >/dev/null ||
-		fail "keyctl padd of $who.der into .dm-verity failed (sealed already? this test runs once a boot)"
-	CERTS+=(--trusted-cert="$PKI/$who.pem")
-done
+trust_test_certs "$KEYRING" ".dm-verity (sealed already? this test runs once a boot)"
 # The kernel uses the keyring only once it is sealed (restrict_link set).
 keyctl restrict_keyring "$KEYRING" || fail "sealing the .dm-verity keyring failed"
 if keyctl padd asymmetric '' "$KEYRING" <"$PKI/other.der" >/dev/null 2>&1; then

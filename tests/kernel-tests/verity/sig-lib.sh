@@ -7,6 +7,27 @@
 # (vublk_verdict ARGS..., with $SIG_OPT=SIG by default) for a verdict, and
 # require the same one; these are the forms both try.
 
+MAKE_TEST_PKI=$VUBLK_BUILD/tests/sig/make_test_pki
+[ -x "$MAKE_TEST_PKI" ] || fail "$MAKE_TEST_PKI is missing: build first"
+
+# trust_test_certs KEYRING NAME: the lab's test certificates (valid,
+# expired, not yet valid, wrong key usage, ECDSA, a CA:
+# tests/sig/make_test_pki) into KEYRING (an id or %keyring:NAME; NAME for
+# the error line), and the same ones for vublk in CERTS; PKI is their
+# directory.
+trust_test_certs() {
+	local who
+	PKI=$T/pki
+	mkdir -p "$PKI"
+	"$MAKE_TEST_PKI" "$PKI" || fail "make_test_pki failed"
+	CERTS=()
+	for who in trusted expired future usage ec ca; do
+		keyctl padd asymmetric '' "$1" <"$PKI/$who.der" >/dev/null ||
+			fail "keyctl padd of $who.der into $2 failed"
+		CERTS+=(--trusted-cert="$PKI/$who.pem")
+	done
+}
+
 # cms WHO OUT OPTIONS...: a detached PKCS#7 of $SIGNED by $PKI/WHO, in DER.
 cms() {
 	local who=$1 out=$2
