@@ -218,7 +218,8 @@ static bool file_bio_is_rw(const struct vublk_bio *bio)
 static int file_submit(struct vublk_backend *be, struct vublk_queue *q,
 		       struct vublk_bio *bio)
 {
-	(void)be;
+	bio->be = be;
+	bio->done = 0;
 	bio->ev.done = file_bio_done;
 	if (file_bio_is_rw(bio))
 		file_submit_rw(q, bio);

@@ -717,6 +717,8 @@ int nbd_io_submit(struct vublk_backend *be, struct vublk_queue *q,
 
 	if (ret != VUBLK_BIO_QUEUED)
 		return ret;
+	bio->q = q;
+	bio->done = 0;
 	bio->deadline_ns = nbd_now_ns() + nb->timeout_ns;
 	bio->sends = 0;
 	bio->res = 0;

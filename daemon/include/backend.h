@@ -48,7 +48,11 @@ struct vublk_bio {
 				 * where the backend has fixed_buffers */
 	vublk_bio_end_fn end_io;
 	void *end_io_ctx;	/* the submitter's, for end_io */
-	/* The backend's, while the bio is in flight. */
+	/*
+	 * The backend's, while the bio is in flight: each asynchronous
+	 * backend's submit sets those it uses.  A synchronous one (pmem)
+	 * touches none, so its bios stay in the first cache line.
+	 */
 	struct vublk_ring_event ev;
 	struct vublk_backend *be;
 	struct vublk_queue *q;	/* whose thread answers it */
@@ -234,9 +238,6 @@ static inline int vublk_backend_submit(struct vublk_backend *be,
 				       struct vublk_queue *q,
 				       struct vublk_bio *bio)
 {
-	bio->be = be;
-	bio->q = q;
-	bio->done = 0;
 	return be->ops->submit(be, q, bio);
 }
 
