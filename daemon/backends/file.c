@@ -225,7 +225,7 @@ static int file_submit(struct vublk_backend *be, struct vublk_queue *q,
 		file_submit_rw(q, bio);
 	else
 		file_submit_other(q, bio);
-	return VUBLK_BIO_QUEUED;
+	return VUBLK_IO_QUEUED;
 }
 
 static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
@@ -235,7 +235,8 @@ static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
 						     offsetof(struct vublk_bio, ev));
 
 	if (!file_bio_is_rw(bio) || cqe->res < 0) {
-		bio->end_io(q, bio, cqe->res < 0 ? cqe->res : 0);
+		bio->end_io(q, bio, vublk_bio_result(bio, cqe->res < 0 ?
+							    cqe->res : 0));
 		return;
 	}
 	if (cqe->res == 0) {	/* the store ended early */
@@ -246,7 +247,7 @@ static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
 	if (bio->done < bio->len)
 		file_submit_rw(q, bio);	/* short: do the rest */
 	else
-		bio->end_io(q, bio, 0);
+		bio->end_io(q, bio, vublk_bio_result(bio, 0));
 }
 
 const struct vublk_backend_ops vublk_backend_file = {

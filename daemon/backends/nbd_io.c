@@ -459,7 +459,7 @@ static void nbd_bio_finish(struct nbd_queue *nq, struct vublk_bio *bio)
 				    bio->len, bio->pos, bio->pos >> 9,
 				    strerror(-bio->res));
 	}
-	bio->end_io(bio->q, bio, bio->res);
+	bio->end_io(bio->q, bio, vublk_bio_result(bio, bio->res));
 }
 
 static void nbd_queue_finish_answered(struct nbd_queue *nq)
@@ -687,24 +687,25 @@ static void nbd_io_event_done(struct vublk_queue *q, struct vublk_ring_event *ev
 
 /* ---- the ops ---- */
 
-/* What the export lacks, answered as for a file that lacks it; else
- * VUBLK_BIO_QUEUED. */
+/* What the export lacks, answered as for a file that lacks it (a FLUSH
+ * with nothing to flush succeeds: its result is 0); else
+ * VUBLK_IO_QUEUED. */
 static int nbd_bio_check(const struct nbd_backend *nb,
 			 const struct vublk_bio *bio)
 {
 	switch (bio->op) {
 	case VUBLK_OP_READ:
-		return VUBLK_BIO_QUEUED;
+		return VUBLK_IO_QUEUED;
 	case VUBLK_OP_FLUSH:
 		/* No cache on the server: every write is stable. */
-		return nb->can_flush && !nb->read_only ? VUBLK_BIO_QUEUED : 0;
+		return nb->can_flush && !nb->read_only ? VUBLK_IO_QUEUED : 0;
 	default:
 		if (nb->read_only)
 			return -EROFS;	/* the core refuses them first */
 		if ((bio->op == VUBLK_OP_DISCARD && !nb->can_trim) ||
 		    (bio->op == VUBLK_OP_WRITE_ZEROES && !nb->can_zero))
 			return -EOPNOTSUPP;
-		return VUBLK_BIO_QUEUED;
+		return VUBLK_IO_QUEUED;
 	}
 }
 
@@ -715,7 +716,7 @@ int nbd_io_submit(struct vublk_backend *be, struct vublk_queue *q,
 	struct nbd_queue *nq = q->backend_priv;
 	int ret = nbd_bio_check(nb, bio);
 
-	if (ret != VUBLK_BIO_QUEUED)
+	if (ret != VUBLK_IO_QUEUED)
 		return ret;
 	bio->q = q;
 	bio->done = 0;
@@ -726,11 +727,11 @@ int nbd_io_submit(struct vublk_backend *be, struct vublk_queue *q,
 	nbd_dispatch(nq, bio);
 	if (!nbd_list_empty(&nq->answered) || !nq->conn || !nq->conn->ready) {
 		nbd_queue_kick(nq);
-		return VUBLK_BIO_QUEUED;
+		return VUBLK_IO_QUEUED;
 	}
 	nbd_conn_arm(nq->conn, q);
 	nbd_queue_arm_tick(nq);
-	return VUBLK_BIO_QUEUED;
+	return VUBLK_IO_QUEUED;
 }
 
 /* A connection for a queue after the first, which took open's. */

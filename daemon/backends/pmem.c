@@ -143,16 +143,18 @@ static int pmem_backend_submit(struct vublk_backend *be, struct vublk_queue *q,
 	(void)q;
 	switch (bio->op) {
 	case VUBLK_OP_READ:
-		return pmem_read(dev, bio->buf, bio->pos, bio->len);
+		return vublk_bio_result(bio, pmem_read(dev, bio->buf, bio->pos,
+						       bio->len));
 	case VUBLK_OP_WRITE:
-		return pmem_backend_write(dev, bio);
+		return vublk_bio_result(bio, pmem_backend_write(dev, bio));
 	case VUBLK_OP_FLUSH:
 		/* Nothing to do but on PAGE granularity: pmem_flush()
 		 * knows. */
-		return pmem_flush(dev);
+		return vublk_bio_result(bio, pmem_flush(dev));
 	case VUBLK_OP_DISCARD:
 	case VUBLK_OP_WRITE_ZEROES:
-		return pmem_zero(dev, bio->pos, bio->len);
+		return vublk_bio_result(bio, pmem_zero(dev, bio->pos,
+						       bio->len));
 	default:
 		return -EOPNOTSUPP;	/* the core passes only the ops above */
 	}

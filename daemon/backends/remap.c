@@ -28,7 +28,7 @@ struct remap_backend {
 struct remap_split {
 	struct vublk_bio *bio;
 	unsigned remaining;	/* pieces, and one while submitting */
-	int res;		/* the first error */
+	int err;		/* the first error */
 	struct vublk_bio piece[];
 };
 
@@ -60,14 +60,21 @@ static unsigned remap_count_pieces(const struct remap_backend *rb,
 	return n;
 }
 
+/* A piece's result: the first error is the bio's. */
+static void remap_piece_result(struct remap_split *split, int res)
+{
+	if (res < 0 && !split->err)
+		split->err = res;
+}
+
 /* The last piece answered: the bio's answer.  Returns the result when
- * the bio is done, else VUBLK_BIO_QUEUED. */
+ * the bio is done, else VUBLK_IO_QUEUED. */
 static int remap_put(struct remap_split *split)
 {
-	int res = split->res;
+	int res = vublk_bio_result(split->bio, split->err);
 
 	if (--split->remaining)
-		return VUBLK_BIO_QUEUED;
+		return VUBLK_IO_QUEUED;
 	free(split);
 	return res;
 }
@@ -78,10 +85,9 @@ static void remap_piece_end(struct vublk_queue *q, struct vublk_bio *piece,
 	struct remap_split *split = piece->end_io_ctx;
 	struct vublk_bio *bio = split->bio;
 
-	if (res && !split->res)
-		split->res = res;
+	remap_piece_result(split, res);
 	res = remap_put(split);
-	if (res != VUBLK_BIO_QUEUED)
+	if (res != VUBLK_IO_QUEUED)
 		bio->end_io(q, bio, res);
 }
 
@@ -119,9 +125,8 @@ static int remap_submit(struct vublk_backend *be, struct vublk_queue *q,
 			};
 			split->remaining++;
 			res = vublk_backend_submit(rb->lower, q, piece);
-			if (res != VUBLK_BIO_QUEUED) {
-				if (res && !split->res)
-					split->res = res;
+			if (res != VUBLK_IO_QUEUED) {
+				remap_piece_result(split, res);
 				split->remaining--;
 			}
 		}

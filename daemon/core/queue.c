@@ -190,7 +190,7 @@ static void ublk_queue_to_target(struct ublk_queue_ctx *qc, unsigned tag,
 {
 	int ret = qc->srv->tgt->ops->queue_io(&qc->pub, tag, req);
 
-	if (ret < 0)
+	if (ret != VUBLK_IO_QUEUED)
 		vublk_complete_io(&qc->pub, tag, ret);
 }
 

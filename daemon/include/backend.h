@@ -15,7 +15,10 @@
  * The unit of work is a struct vublk_bio, named after the kernel's: the
  * submitter fills the request part and end_io, the backend moves the
  * bytes, resubmits short transfers itself, and answers exactly once with
- * 0 (every byte moved) or -errno.
+ * the bio's result: what the request it serves completes with, so that a
+ * target passing requests through (loop) hands it on as it is (the bytes
+ * of a READ or WRITE, all of them, or 0 for the other ops: see
+ * vublk_bio_result()), or -errno.
  */
 #ifndef VUBLK_BACKEND_H
 #define VUBLK_BACKEND_H
@@ -31,8 +34,8 @@ struct vublk_bio;
 
 /*
  * The answer of a bio that did not complete in submit: called once, on
- * the queue's thread.  res is 0 or -errno (a read that hit the end of the
- * store is -EIO: the store shrank under the device).
+ * the queue's thread.  res is the bio's result (a read that hit the end
+ * of the store is -EIO: the store shrank under the device).
  */
 typedef void (*vublk_bio_end_fn)(struct vublk_queue *q, struct vublk_bio *bio,
 				 int res);
@@ -72,8 +75,18 @@ struct vublk_bio {
 	bool lost;		/* its connection went away first */
 };
 
-/* vublk_backend_submit(): the bio is in flight; end_io will answer. */
-#define VUBLK_BIO_QUEUED 1
+/*
+ * The result of a bio whose bytes all moved, or that failed with err
+ * (-errno): its length for a READ or WRITE, 0 for the other ops.  In a
+ * backend's switch on the op, the compiler folds it to one of the two.
+ */
+static inline int vublk_bio_result(const struct vublk_bio *bio, int err)
+{
+	if (err)
+		return err;
+	return bio->op == VUBLK_OP_READ || bio->op == VUBLK_OP_WRITE ?
+	       (int)bio->len : 0;
+}
 
 /* How to open a store (struct vublk_backend_open.flags). */
 #define VUBLK_BACKEND_READ_ONLY	(1U << 0)
@@ -165,11 +178,13 @@ struct vublk_backend_ops {
 	int (*queue_init)(struct vublk_backend *be, struct vublk_queue *q);
 	void (*queue_deinit)(struct vublk_backend *be, struct vublk_queue *q);
 	/*
-	 * Start bio on queue q: returns its result (0 or -errno) when it
-	 * finished synchronously, without calling end_io, or
-	 * VUBLK_BIO_QUEUED.  Answering synchronous bios by return value
-	 * saves an indirect call per request on the pmem path, which is
-	 * measured in instructions (docs/PERFORMANCE.md, pmem).
+	 * Start bio on queue q: returns its result when it finished
+	 * synchronously, without calling end_io, or VUBLK_IO_QUEUED
+	 * (target.h) when end_io will answer.  Being queue_io's return
+	 * values, a target passing requests through returns submit's
+	 * answer as it is, with a tail call: on the pmem path, which is
+	 * measured in instructions (docs/PERFORMANCE.md, pmem), neither
+	 * end_io nor a frame of the target's runs.
 	 * READ/WRITE of [pos, pos + len) inside the store; FLUSH persists
 	 * every completed write; DISCARD and WRITE_ZEROES make the range
 	 * read back as zeroes (DISCARD may leave it undefined).

@@ -17,17 +17,19 @@
  * thread; parse_opt, init, deinit and report run in the main thread
  * (report while queues run: read shared counters atomically).
  *
- * Completion contract: for every request passed to queue_io, the target
- * calls vublk_complete_io() exactly once.  It may do so from queue_io
- * itself (a synchronous backend) or later, from a completion on the
- * queue's ring.  queue_io may instead return a negative errno without
- * calling vublk_complete_io(): the core then completes the request with
- * that error.
+ * Completion contract: queue_io returns the request's result when it
+ * finished within queue_io (bytes done or 0, or -errno, as
+ * vublk_complete_io() takes it), and the core completes the request with
+ * it; or VUBLK_IO_QUEUED, and the target calls vublk_complete_io()
+ * exactly once, later from a completion on the queue's ring or already
+ * from queue_io.  A synchronous backend's request (pmem) thus completes
+ * with one call less.
  */
 #ifndef VUBLK_TARGET_H
 #define VUBLK_TARGET_H
 
 #include <getopt.h>
+#include <limits.h>
 #include <liburing.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,6 +63,13 @@ enum vublk_op {
  * for a target that set zero_copy, and the target cannot see the data.
  */
 #define VUBLK_REQ_FIXED_BUF	(1U << 3)
+
+/*
+ * queue_io (and a backend's submit, backend.h): not a result, the request
+ * is in flight.  No result is this low: bytes are >= 0 and an errno is
+ * above -4096.
+ */
+#define VUBLK_IO_QUEUED INT_MIN
 
 /* One validated block request.  offset and len are in bytes. */
 struct vublk_req {
@@ -146,7 +155,8 @@ struct vublk_tgt_ops {
 	/* Per-queue state; queue_init returns 0 or -errno. */
 	int (*queue_init)(struct vublk_queue *q);
 	void (*queue_deinit)(struct vublk_queue *q);
-	/* Start one request; see the completion contract above. */
+	/* Start one request: its result or VUBLK_IO_QUEUED (the
+	 * completion contract above). */
 	int (*queue_io)(struct vublk_queue *q, unsigned tag,
 			const struct vublk_req *req);
 	/*
@@ -178,7 +188,8 @@ struct vublk_tgt_ops {
  */
 
 /* Finish request tag: res = bytes done (READ/WRITE: req->len) or 0, or
- * -errno.  Exactly once per request. */
+ * -errno.  Exactly once per request whose queue_io returned
+ * VUBLK_IO_QUEUED, never for the others. */
 void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res);
 
 /*

@@ -138,7 +138,7 @@ void inproc_queue_start(struct inproc_queue *iq, unsigned tag,
 
 	iq->in_flight++;
 	ret = iq->q.tgt->ops->queue_io(&iq->q, tag, req);
-	if (ret < 0)
+	if (ret != VUBLK_IO_QUEUED)
 		vublk_complete_io(&iq->q, tag, ret);
 }
 

@@ -6,7 +6,8 @@
  *
  * Every request becomes one bio on the backend with the same op, flags
  * and range (backend.h says what each op does to a store); the request
- * completes when the bio does, with its result.
+ * completes when the bio does, with its result: returned by queue_io
+ * when the backend answers at once (pmem), passed on by end_io else.
  *
  * Shape: the logical block is the smallest the backend can do (512, or
  * 4096 for --direct) unless --block-size says otherwise; 4 KiB physical
@@ -171,19 +172,11 @@ static void loop_deinit(struct vublk_tgt *t)
 	vublk_backend_close(&lt->be);
 }
 
-/* Bytes done for READ and WRITE, 0 for the rest, or the error. */
-static void loop_complete(struct vublk_queue *q, unsigned tag,
-			  const struct vublk_bio *bio, int res)
-{
-	bool rw = bio->op == VUBLK_OP_READ || bio->op == VUBLK_OP_WRITE;
-
-	vublk_complete_io(q, tag, res < 0 ? res : rw ? (int)bio->len : 0);
-}
-
+/* A bio's result is its request's (backend.h). */
 static void loop_end_io(struct vublk_queue *q, struct vublk_bio *bio, int res)
 {
-	loop_complete(q, (unsigned)(bio - (struct vublk_bio *)q->priv), bio,
-		      res);
+	vublk_complete_io(q, (unsigned)(bio - (struct vublk_bio *)q->priv),
+			  res);
 }
 
 /*
@@ -224,13 +217,16 @@ static void loop_queue_deinit(struct vublk_queue *q)
 	free(q->priv);
 }
 
-/* end_io was set once, by loop_queue_init(). */
+/*
+ * end_io was set once, by loop_queue_init().  The backend's answer is
+ * the request's (a result, or VUBLK_IO_QUEUED): the last call is a tail
+ * call.
+ */
 static int loop_queue_io(struct vublk_queue *q, unsigned tag,
 			 const struct vublk_req *req)
 {
 	struct loop_tgt *lt = q->tgt->priv;
 	struct vublk_bio *bio = (struct vublk_bio *)q->priv + tag;
-	int ret;
 
 	bio->op = (uint8_t)req->op;
 	bio->flags = (uint8_t)req->flags;
@@ -238,10 +234,7 @@ static int loop_queue_io(struct vublk_queue *q, unsigned tag,
 	bio->len = req->len;
 	bio->buf = req->buf;
 	bio->buf_index = req->buf_index;
-	ret = vublk_backend_submit(&lt->be, q, bio);
-	if (ret != VUBLK_BIO_QUEUED)
-		loop_complete(q, tag, bio, ret);
-	return 0;
+	return vublk_backend_submit(&lt->be, q, bio);
 }
 
 static void loop_report(struct vublk_tgt *t, struct vublk_stats_out *out)

@@ -296,7 +296,7 @@ static void verity_tree_read_end(struct vublk_queue *q, struct vublk_bio *bio,
 	struct verity_io *io = r->io;
 
 	r->busy = false;
-	if (!res)
+	if (res >= 0)
 		res = merkle_cache_fill(vt->tree, r->off, bio->buf, bio->len);
 	if (res)
 		verity_read_error(io, "reading the Merkle tree", res);
@@ -356,7 +356,7 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 	verity_count_tree_read(vt, io, off, r->bio.len);
 	io->pending++;
 	ret = vublk_backend_submit(vt->tree_be, q, &r->bio);
-	if (ret != VUBLK_BIO_QUEUED)
+	if (ret != VUBLK_IO_QUEUED)
 		verity_tree_read_end(q, &r->bio, ret);
 }
 
@@ -595,7 +595,7 @@ static void verity_data_read_end(struct vublk_queue *q, struct vublk_bio *bio,
 {
 	struct verity_io *io = container_of(bio, struct verity_io, data_bio);
 
-	if (res)
+	if (res < 0)
 		verity_read_error(io, "reading the image", res);
 	verity_read_put(q, io);
 }
@@ -655,6 +655,7 @@ static int verity_read_setup(struct verity_tgt *vt, struct verity_io *io,
 	return 0;
 }
 
+/* The request is in flight (VUBLK_IO_QUEUED), or did not start (-errno). */
 static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
 			     const struct vublk_req *req)
 {
@@ -679,10 +680,10 @@ static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
 	};
 	io->pending++;
 	ret = vublk_backend_submit(vt->be, q, &io->data_bio);
-	if (ret != VUBLK_BIO_QUEUED)
+	if (ret != VUBLK_IO_QUEUED)
 		verity_data_read_end(q, &io->data_bio, ret);
 	verity_read_put(q, io);
-	return 0;
+	return VUBLK_IO_QUEUED;
 }
 
 int verity_queue_io(struct vublk_queue *q, unsigned tag,
@@ -693,7 +694,6 @@ int verity_queue_io(struct vublk_queue *q, unsigned tag,
 		return verity_read_start(q, verity_io_of(q, tag), req);
 	case VUBLK_OP_FLUSH:
 		/* Nothing is ever written: nothing to flush. */
-		vublk_complete_io(q, tag, 0);
 		return 0;
 	default:
 		/* The core refuses writes to a read-only device; this is

@@ -13,10 +13,11 @@ Per build: one `vublk-bench pmem` run (PAGE granularity, 128 MiB in
 /dev/shm, --seconds 1) under callgrind, split at each bp_compare() (the
 write workload, then the read one), and per request of the target side:
 the core's validation and the harness's queue (inlined into the bench
-loop), the target's queue_io with all it calls, and the copy routine
-(pmem_guarded_call + libpmem2 for writes, pmem_copy_mc for reads),
-printed apart: callgrind counts a `rep movsb` once per byte, so the
-copies are the same in every build but would drown the rest.
+loop, vublk_complete_io() too unless it is called), the target's
+queue_io with all it calls, and the copy routine (pmem_guarded_call +
+libpmem2 for writes, pmem_copy_mc for reads), printed apart: callgrind
+counts a `rep movsb` once per byte, so the copies are the same in every
+build but would drown the rest.
 Slow: about two minutes per build.
 """
 import collections
@@ -28,6 +29,9 @@ import tempfile
 
 QUEUE_IO = ('pmem_tgt_queue_io', 'loop_queue_io')	# before / after the reshape
 COPIES = ('pmem_guarded_call', 'pmem_copy_mc')
+# The harness's, called by it rather than by queue_io since queue_io
+# returns a synchronous request's result (when not inlined).
+HARNESS_CALLS = ('vublk_complete_io',)
 
 
 def position(tok, prev):
@@ -106,6 +110,9 @@ def per_request(path, lines):
             parts['core + harness: ' + fi.split('/daemon/')[1]] += cost
         elif fi.endswith('bench_pmem.c') and lines[0] <= line <= lines[1]:
             parts['bench: the iod'] += cost
+    for (f, c), (_, cost) in arcs.items():
+        if f == 'bp_compare' and c in HARNESS_CALLS:
+            parts['core + harness: ' + c] += cost
     parts[f'{qio} and what it calls, but the copy'] = inclusive - copy
     total = sum(parts.values())
     out = {k: v / n for k, v in sorted(parts.items())}

@@ -11,8 +11,9 @@
  * ublk_validate_iod() (the one bounds check, at dispatch), then given to
  * the pmem target's queue_io through daemon/inproc_queue, which copies
  * with lib/pmem and completes synchronously.  inproc_queue adds no io_uring
- * round trip for a synchronous target (queue_io calls vublk_complete_io()
- * before inproc_queue_start() returns), so it stays on the path.  What is
+ * round trip for a synchronous target (queue_io returns the result, and
+ * inproc_queue_start() completes the request with it before it returns,
+ * as the core's dispatch does), so it stays on the path.  What is
  * left out is the kernel's ublk round trip, which is the same for any copy
  * path and is measured in the VM (docs/PERFORMANCE.md).
  *
