@@ -82,7 +82,7 @@ static int verity_dmv_parse_param(struct verity_dmv *d, int opt,
 	d->given |= VERITY_DMV_GIVEN_PARAMS;
 	switch (opt) {
 	case VERITY_OPT_HASH:
-		alg = merkle_hash_alg_from_name(arg);
+		alg = merkle_dmv_hash_alg_from_name(arg);
 		if (alg < 0) {
 			vublk_error("bad --hash value '%s': %s", arg,
 				    merkle_strerror(MERKLE_E_DMV_BAD_ALG));

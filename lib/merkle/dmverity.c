@@ -21,7 +21,10 @@ static int merkle_dmv_log_blocksize(uint32_t size)
 	return __builtin_ctz(size);
 }
 
-/* The algorithm, by its NUL-padded name: one of ours, or an error. */
+/*
+ * The algorithm, by its NUL-padded name: one of ours (under any name
+ * veritysetup's OpenSSL takes), usable here, or an error.
+ */
 static int merkle_dmv_alg(const struct merkle_dmv_sb *sb)
 {
 	char name[sizeof(sb->algorithm) + 1];
@@ -29,8 +32,11 @@ static int merkle_dmv_alg(const struct merkle_dmv_sb *sb)
 
 	memcpy(name, sb->algorithm, sizeof(sb->algorithm));
 	name[sizeof(sb->algorithm)] = '\0';
-	alg = merkle_hash_alg_from_name(name);
-	return alg < 0 ? MERKLE_E_DMV_BAD_ALG : alg;
+	alg = merkle_dmv_hash_alg_from_name(name);
+	if (alg < 0)
+		return MERKLE_E_DMV_BAD_ALG;
+	return merkle_hash_alg_usable((unsigned)alg) ? alg :
+	       MERKLE_E_ALG_UNAVAILABLE;
 }
 
 int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,

@@ -69,6 +69,17 @@
 #define MERKLE_HASH_SM3 11
 #define MERKLE_HASH_MD5 12
 #define MERKLE_HASH_RMD160 13
+/* dm-verity only, by OpenSSL's names (veritysetup's OpenSSL backend): */
+#define MERKLE_HASH_SHA3_224 14
+#define MERKLE_HASH_SHA512_224 15
+#define MERKLE_HASH_SHA512_256 16
+#define MERKLE_HASH_SHAKE128 17
+#define MERKLE_HASH_SHAKE256 18
+#define MERKLE_HASH_KECCAK_KMAC128 19
+#define MERKLE_HASH_KECCAK_KMAC256 20
+#define MERKLE_HASH_MD5_SHA1 21
+#define MERKLE_HASH_MD4 22		/* OpenSSL's legacy provider */
+#define MERKLE_HASH_WHIRLPOOL 23	/* OpenSSL's legacy provider */
 
 #define MERKLE_MAX_DIGEST_SIZE 64
 #define MERKLE_MAX_SALT_SIZE 32		/* fs-verity's */
@@ -127,6 +138,8 @@ enum merkle_error {
 	MERKLE_E_DMV_HASH_SHORT,	/* damage: hash device ends inside the tree */
 	MERKLE_E_DMV_DATA_SHORT,	/* damage: data device smaller than its blocks */
 	MERKLE_E_DMV_OVERLAP,		/* argument: data and hash areas overlap */
+	MERKLE_E_ALG_UNAVAILABLE,	/* argument: OpenSSL's legacy provider,
+					 * which has the algorithm, does not load */
 };
 
 /* Human-readable text for a negative return value of this library. */
@@ -146,8 +159,18 @@ enum merkle_error_kind {
 enum merkle_error_kind merkle_error_kind(int err);
 
 /* "sha256", "sha512" and dm-verity's ("sha1", "blake2b-512"...) ->
- * MERKLE_HASH_*, or MERKLE_E_BAD_ALG. */
+ * MERKLE_HASH_*, or MERKLE_E_BAD_ALG: the names merkle_hash_alg_name()
+ * gives, exactly. */
 int merkle_hash_alg_from_name(const char *name);
+/*
+ * A dm-verity algorithm name as veritysetup takes it (--hash, or the
+ * superblock's): one of ours, or any other name that OpenSSL gives one of
+ * them, in any case ("SHA2-256", "sha-256", "ripemd160", "WHIRLPOOL"),
+ * since veritysetup hands the name to OpenSSL's EVP_MD_fetch().  Returns
+ * MERKLE_HASH_* or MERKLE_E_BAD_ALG.  Whether OpenSSL can hash with it
+ * here is merkle_geometry_init()'s question (MERKLE_E_ALG_UNAVAILABLE).
+ */
+int merkle_dmv_hash_alg_from_name(const char *name);
 /* Whether fs-verity has the algorithm (sha256, sha512). */
 bool merkle_hash_alg_fsverity(unsigned hash_alg);
 /* MERKLE_HASH_* -> its name, or NULL. */

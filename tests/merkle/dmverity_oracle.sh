@@ -3,8 +3,9 @@
 #
 # Oracle test: lib/merkle's dm-verity trees (through merkle_oracle_tool
 # --format=dm-verity) against `veritysetup format` of cryptsetup.  For
-# every hash algorithm vublk serves, hash and data
-# block size (equal or not), salt and data size below, the root
+# every hash algorithm vublk serves (all that veritysetup's OpenSSL
+# backend formats, under some of OpenSSL's other names too), hash and
+# data block size (equal or not), salt and data size below, the root
 # hash and the tree bytes must be identical: with --no-superblock the
 # whole hash file, with a superblock what follows it.
 #
@@ -93,12 +94,19 @@ for alg in sha1 sha384; do
 	done
 	check "$alg" 4096 0 40 0 1024
 done
-# The rest of what the kernel's dm-verity and veritysetup share, each in
-# a two-level tree with a salt and mixed block sizes.
+# The rest of what veritysetup formats (its OpenSSL backend: every digest
+# of the default and legacy providers), each in a two-level tree with a
+# salt and mixed block sizes: the SHAKEs and Keccak-KMACs are XOFs, MD5-SHA1
+# a 36-byte digest, MD4 and Whirlpool the legacy provider's.
 for alg in sha224 sha3-256 sha3-384 sha3-512 blake2b-512 blake2s-256 sm3 \
-	   md5 rmd160; do
+	   md5 rmd160 sha3-224 sha512-224 sha512-256 shake128 shake256 \
+	   keccak-kmac-128 keccak-kmac-256 md5-sha1 md4 whirlpool; do
 	check "$alg" 1024 32 300 1
 	check "$alg" 512 7 9 0 4096
+done
+# Other names OpenSSL has for them, which veritysetup takes and stores.
+for alg in SHA2-256 sha-512/224 ripemd160 1.3.36.3.2.1 WHIRLPOOL; do
+	check "$alg" 4096 32 40 1
 done
 
 echo "$checks cases, $failures failed"

@@ -103,7 +103,7 @@ static int parse_option(const char *arg, struct oracle_args *a)
 	int alg;
 
 	if (strncmp(arg, "--hash-alg=", 11) == 0) {
-		alg = merkle_hash_alg_from_name(arg + 11);
+		alg = merkle_dmv_hash_alg_from_name(arg + 11);
 		a->params.hash_alg = (unsigned)alg;
 		return alg < 0 ? -1 : 0;
 	}

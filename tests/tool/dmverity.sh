@@ -312,8 +312,8 @@ bad 2 "invalid --data-block-size '3': must be a power of 2 from 512 to 65536" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --data-block-size=3
 bad 2 "invalid --hash-block-size '131072': must be a power of 2 from 512 to 65536" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash-block-size=131072
-bad 2 "invalid --hash 'whirlpool': dm-verity hash algorithm not served" \
-	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash=whirlpool
+bad 2 "invalid --hash 'streebog512': dm-verity hash algorithm not served" \
+	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash=streebog512
 bad 2 "invalid --data-blocks '0': expected a number of blocks from 1" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --data-blocks=0
 bad 2 "invalid --salt '.*': 257 bytes, at most 256 allowed" \

@@ -671,7 +671,7 @@ static bool parse_hash_offset(const char *arg, uint64_t *offset)
 /* veritysetup's --hash: the algorithms of lib/merkle, by name. */
 static bool parse_dmv_hash(const char *arg, unsigned *hash_alg)
 {
-	int alg = merkle_hash_alg_from_name(arg);
+	int alg = merkle_dmv_hash_alg_from_name(arg);
 
 	if (alg < 0) {
 		vv_usage_error("invalid --hash '%s': %s", arg,
