@@ -93,10 +93,12 @@ static void check_params(const struct merkle_params *p,
 	FUZZ_CHECK(p->format == MERKLE_FORMAT_DMVERITY);
 	FUZZ_CHECK(merkle_digest_size(p->hash_alg) != 0);
 	FUZZ_CHECK(p->log_blocksize >= MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
-		   p->log_blocksize <= MERKLE_MAX_LOG_BLOCKSIZE);
+		   p->log_blocksize <= MERKLE_DMV_MAX_LOG_BLOCKSIZE);
 	FUZZ_CHECK(p->salt_size <= MERKLE_DMV_MAX_SALT_SIZE);
-	FUZZ_CHECK(merkle_log_data_blocksize(p) >= MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
-		   merkle_log_data_blocksize(p) <= MERKLE_MAX_LOG_BLOCKSIZE);
+	FUZZ_CHECK(merkle_log_data_blocksize(p) >=
+		   MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
+		   merkle_log_data_blocksize(p) <=
+		   MERKLE_DMV_MAX_LOG_BLOCKSIZE);
 	FUZZ_CHECK(p->data_size &&
 		   p->data_size % (1u << merkle_log_data_blocksize(p)) == 0);
 	FUZZ_CHECK(merkle_geometry_init(g, p) == 0);
@@ -156,7 +158,8 @@ static int config_params(const struct merkle_dmv_config *cfg,
 	p->hash_alg = cfg->hash_alg;
 	p->log_blocksize = cfg->log_blocksize;
 	p->salt_size = cfg->salt_size;
-	if (cfg->log_blocksize > MERKLE_MAX_LOG_BLOCKSIZE || !cfg->data_blocks ||
+	if (cfg->log_blocksize > MERKLE_DMV_MAX_LOG_BLOCKSIZE ||
+	    !cfg->data_blocks ||
 	    cfg->data_blocks > UINT64_MAX >> cfg->log_blocksize)
 		return -1;
 	p->data_size = cfg->data_blocks << cfg->log_blocksize;

@@ -392,7 +392,7 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     sha1, sha224, sha384, sha3-256, sha3-384, sha3-512,\n"
 		"                     blake2b-512, blake2s-256, sm3, md5 or rmd160\n"
 		"  --data-block-size=N, --hash-block-size=N  (dm-verity, no superblock)\n"
-		"                     powers of 2 from 512 to 65536 (default 4096)\n"
+		"                     powers of 2 from 512 to 524288 (default 4096)\n"
 		"  --data-blocks=N    (dm-verity, no superblock) default: all of IMAGE\n"
 		"  --salt=HEX         (dm-verity, no superblock) up to 256 bytes; - is none\n",
 	.priv_size = sizeof(struct verity_tgt),

@@ -37,7 +37,7 @@ static int verity_dmv_block_size(const char *opt, const char *arg,
 	uint64_t v;
 
 	if (vublk_parse_u64(opt, arg, 1u << MERKLE_DMV_MIN_LOG_BLOCKSIZE,
-			    1u << MERKLE_MAX_LOG_BLOCKSIZE, &v) < 0)
+			    1u << MERKLE_DMV_MAX_LOG_BLOCKSIZE, &v) < 0)
 		return -EINVAL;
 	if (v & (v - 1)) {
 		vublk_error("bad %s value '%s': not a power of 2 (veritysetup's block sizes are 512, 1024, 2048, 4096...)",

@@ -12,11 +12,11 @@
 
 #include "merkle_private.h"
 
-/* cryptsetup's VERITY_BLOCK_SIZE_OK(), within this library's range. */
+/* cryptsetup's VERITY_BLOCK_SIZE_OK(): a power of 2, 512 B..512 KiB. */
 static int merkle_dmv_log_blocksize(uint32_t size)
 {
 	if (size < (1u << MERKLE_DMV_MIN_LOG_BLOCKSIZE) ||
-	    size > (1u << MERKLE_MAX_LOG_BLOCKSIZE) || (size & (size - 1)))
+	    size > (1u << MERKLE_DMV_MAX_LOG_BLOCKSIZE) || (size & (size - 1)))
 		return -1;
 	return __builtin_ctz(size);
 }

@@ -11,7 +11,7 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_BAD_ALG - MERKLE_E_BAD_ALG] =
 		"unknown fs-verity hash algorithm (known: sha256, sha512)",
 	[MERKLE_E_BAD_BLOCKSIZE - MERKLE_E_BAD_ALG] =
-		"Merkle tree block size must be a power of 2 from 1024 to 65536 (dm-verity's: from 512)",
+		"Merkle tree block size must be a power of 2 from 1024 to 65536 (dm-verity's: from 512 to 524288)",
 	[MERKLE_E_BAD_SALT_SIZE - MERKLE_E_BAD_ALG] =
 		"salt is longer than 32 bytes (dm-verity's: than 256)",
 	[MERKLE_E_BAD_VERSION - MERKLE_E_BAD_ALG] =
@@ -59,7 +59,7 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_DMV_BAD_ALG - MERKLE_E_BAD_ALG] =
 		"dm-verity hash algorithm not served: vublk serves what veritysetup's OpenSSL backend formats (sha1, sha224, sha256, sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, sha3-512, shake128, shake256, keccak-kmac-128, keccak-kmac-256, blake2b-512, blake2s-256, sm3, md5, md5-sha1, md4, rmd160, whirlpool, and OpenSSL's other names of these), not GOST's streebog, which that veritysetup refuses too",
 	[MERKLE_E_DMV_BLOCKSIZE - MERKLE_E_BAD_ALG] =
-		"dm-verity block size must be a power of 2 from 512 to 65536",
+		"dm-verity block size must be a power of 2 from 512 to 524288",
 	[MERKLE_E_DMV_SALT_SIZE - MERKLE_E_BAD_ALG] =
 		"dm-verity salt is longer than 256 bytes",
 	[MERKLE_E_DMV_DATA_BLOCKS - MERKLE_E_BAD_ALG] =

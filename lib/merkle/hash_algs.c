@@ -239,6 +239,8 @@ int merkle_params_check(const struct merkle_params *p)
 	bool dmv = p->format == MERKLE_FORMAT_DMVERITY;
 	unsigned min_log = dmv ? MERKLE_DMV_MIN_LOG_BLOCKSIZE :
 				 MERKLE_MIN_LOG_BLOCKSIZE;
+	unsigned max_log = dmv ? MERKLE_DMV_MAX_LOG_BLOCKSIZE :
+				 MERKLE_MAX_LOG_BLOCKSIZE;
 
 	if (p->format != MERKLE_FORMAT_FSVERITY && !dmv)
 		return MERKLE_E_BAD_ALG;
@@ -247,13 +249,11 @@ int merkle_params_check(const struct merkle_params *p)
 		return MERKLE_E_BAD_ALG;
 	if (!merkle_hash_alg_usable(p->hash_alg))
 		return MERKLE_E_ALG_UNAVAILABLE;
-	if (p->log_blocksize < min_log ||
-	    p->log_blocksize > MERKLE_MAX_LOG_BLOCKSIZE)
+	if (p->log_blocksize < min_log || p->log_blocksize > max_log)
 		return MERKLE_E_BAD_BLOCKSIZE;
 	/* fs-verity's data blocks are its tree blocks. */
 	if (p->log_data_blocksize && (!dmv || p->log_data_blocksize < min_log ||
-				      p->log_data_blocksize >
-				      MERKLE_MAX_LOG_BLOCKSIZE))
+				      p->log_data_blocksize > max_log))
 		return MERKLE_E_BAD_BLOCKSIZE;
 	if (p->salt_size > (dmv ? MERKLE_DMV_MAX_SALT_SIZE :
 				  MERKLE_MAX_SALT_SIZE))

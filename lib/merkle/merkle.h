@@ -88,8 +88,14 @@
 /* Block sizes that fsverity-utils and the kernel accept: 1 KiB .. 64 KiB. */
 #define MERKLE_MIN_LOG_BLOCKSIZE 10
 #define MERKLE_MAX_LOG_BLOCKSIZE 16
-/* dm-verity's hash blocks start at 512 bytes (one sector). */
+/*
+ * dm-verity's blocks start at 512 bytes (one sector) and end at
+ * veritysetup's 512 KiB (cryptsetup's lib/verity/verity.h:
+ * VERITY_BLOCK_SIZE_OK()).  The kernel's dm-verity takes no more than a
+ * page (verity_ctr()); veritysetup verify and vublk take them all.
+ */
 #define MERKLE_DMV_MIN_LOG_BLOCKSIZE 9
+#define MERKLE_DMV_MAX_LOG_BLOCKSIZE 19
 #define MERKLE_DESCRIPTOR_SIZE 256
 /* The kernel's FS_VERITY_MAX_DESCRIPTOR_SIZE (descriptor + signature). */
 #define MERKLE_MAX_DESCRIPTOR_SIZE 16384
@@ -131,7 +137,7 @@ enum merkle_error {
 	MERKLE_E_DMV_VERSION,		/* damage: superblock version is not 1 */
 	MERKLE_E_DMV_HASH_TYPE,		/* argument: hash type 0 (Chrome OS), not served */
 	MERKLE_E_DMV_BAD_ALG,		/* argument: algorithm vublk does not serve */
-	MERKLE_E_DMV_BLOCKSIZE,		/* damage: block size not a power of 2, 512..64 KiB */
+	MERKLE_E_DMV_BLOCKSIZE,		/* damage: not a power of 2, 512..512 KiB */
 	MERKLE_E_DMV_SALT_SIZE,		/* damage: salt longer than 256 bytes */
 	MERKLE_E_DMV_DATA_BLOCKS,	/* damage: no data blocks, or more than 8 levels */
 	MERKLE_E_DMV_HASH_OFFSET,	/* argument: hash offset not a multiple of 512 */
@@ -188,7 +194,7 @@ enum merkle_format {
 struct merkle_params {
 	unsigned hash_alg;		/* MERKLE_HASH_* */
 	unsigned log_blocksize;		/* MERKLE_MIN..MAX_LOG_BLOCKSIZE, or
-					 * from MERKLE_DMV_MIN_LOG_BLOCKSIZE:
+					 * MERKLE_DMV_MIN..MAX_LOG_BLOCKSIZE:
 					 * the hash (tree) blocks, and the
 					 * data blocks unless: */
 	unsigned log_data_blocksize;	/* dm-verity: 0, or the data blocks'

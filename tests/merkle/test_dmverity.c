@@ -179,9 +179,9 @@ static void test_hand_built(void)
 	CHECK_RET(parse(&sb, &p), 0);
 	CHECK(p.hash_alg == MERKLE_HASH_SHA512 && p.log_blocksize == 9);
 	CHECK(p.salt_size == 256 && p.salt[255] == 0xee && p.data_size == 512);
-	sb.data_block_size = sb.hash_block_size = htole32(65536);
+	sb.data_block_size = sb.hash_block_size = htole32(512 * 1024);
 	CHECK_RET(parse(&sb, &p), 0);
-	CHECK(p.log_blocksize == 16);
+	CHECK(p.log_blocksize == 19 && p.log_data_blocksize == 19);
 	/* 8 levels of 8 hashes per 512-byte block: 8^8 blocks, not one more. */
 	sb.data_block_size = sb.hash_block_size = htole32(512);
 	sb.data_blocks = htole64(1ull << 24);
@@ -241,7 +241,7 @@ static void test_superblock_errors(void)
 	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_BAD_ALG);
 	check_named(MERKLE_E_DMV_BAD_ALG, MERKLE_ERR_ARGUMENT);
 
-#define BAD_SIZES 0, 3, 256, 511, 4097, 1u << 17, 1u << 30, 0xffffffff
+#define BAD_SIZES 0, 3, 256, 511, 4097, 1u << 20, 1u << 30, 0xffffffff
 	CHECK_FIELD(data_block_size, htole32, MERKLE_E_DMV_BLOCKSIZE,
 		    BAD_SIZES);
 	CHECK_FIELD(hash_block_size, htole32, MERKLE_E_DMV_BLOCKSIZE,
@@ -396,7 +396,7 @@ static void test_open_no_superblock(void)
 	} bad[] = {
 		{ 99, 10, 0, MERKLE_E_BAD_ALG },
 		{ MERKLE_HASH_SHA256, 8, 0, MERKLE_E_BAD_BLOCKSIZE },
-		{ MERKLE_HASH_SHA256, 17, 0, MERKLE_E_BAD_BLOCKSIZE },
+		{ MERKLE_HASH_SHA256, 20, 0, MERKLE_E_BAD_BLOCKSIZE },
 		{ MERKLE_HASH_SHA256, 10, 257, MERKLE_E_BAD_SALT_SIZE },
 		{ MERKLE_HASH_SHA256, 10, 65535, MERKLE_E_BAD_SALT_SIZE },
 	};

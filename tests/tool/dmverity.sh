@@ -213,6 +213,11 @@ done
 # blocks, the top), where the case's "level-0" byte is in level 1.
 one_case sha512 512 7 sb 65
 flipped hash $((512 + 3 * 512 + 3)) "a level-0 hash byte of three levels"
+# Blocks up to veritysetup's 512 KiB: 128 KiB hash blocks of 2048 hashes
+# over 512-byte data blocks (two levels), and 512 KiB data blocks under
+# 512-byte sha512 hash blocks (9 data blocks: two levels).
+one_case sha512 131072 32 sb "" 512
+one_case sha512 512 7 indata 9 524288
 echo "dmverity: veritysetup and vublk-verity agree in $checks cases"
 
 # ---- what goes wrong: one line, exit 2 (1 for a mismatch), no crash ----
@@ -308,10 +313,10 @@ bad 2 "--digest is for fs-verity images: a dm-verity image is trusted through --
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --digest="sha256:$ROOT"
 bad 2 "--require-signature is for fs-verity images" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --require-signature
-bad 2 "invalid --data-block-size '3': must be a power of 2 from 512 to 65536" \
+bad 2 "invalid --data-block-size '3': must be a power of 2 from 512 to 524288" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --data-block-size=3
-bad 2 "invalid --hash-block-size '131072': must be a power of 2 from 512 to 65536" \
-	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash-block-size=131072
+bad 2 "invalid --hash-block-size '1048576': must be a power of 2 from 512 to 524288" \
+	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash-block-size=1048576
 bad 2 "invalid --hash 'streebog512': dm-verity hash algorithm not served" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash=streebog512
 bad 2 "invalid --data-blocks '0': expected a number of blocks from 1" \

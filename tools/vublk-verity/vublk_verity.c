@@ -90,7 +90,7 @@ TREE_OPTIONS_USAGE
 "                          blake2s-256, sm3, md5 or rmd160\n"
 "      --data-block-size=N, --hash-block-size=N\n"
 "                          block sizes, each a power of 2 from 512 to\n"
-"                          65536 (default 4096)\n"
+"                          524288 (default 4096)\n"
 "      --data-blocks=N     data blocks (default: all of DATA)\n"
 "      --salt=HEX          at most 256 bytes; - or none given: no salt\n"
 "  Exit status: 0 all good, 1 corruption found or signature refused,\n"
@@ -364,17 +364,18 @@ static bool parse_hash_alg(const char *arg, unsigned *hash_alg)
 
 /*
  * A block size option opt: a power of 2 from 1 << min_log to
- * 1 << MERKLE_MAX_LOG_BLOCKSIZE, in decimal; its log to *log_blocksize.
+ * 1 << max_log, in decimal; its log to *log_blocksize.
  */
 static bool parse_block_size_option(const char *opt, const char *arg,
-				    unsigned min_log, unsigned *log_blocksize)
+				    unsigned min_log, unsigned max_log,
+				    unsigned *log_blocksize)
 {
 	const char *end;
 	uint64_t n;
 	unsigned log;
 
 	if (parse_decimal(arg, &n, &end) && *end == '\0') {
-		for (log = min_log; log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
+		for (log = min_log; log <= max_log; log++) {
 			if (n == 1ULL << log) {
 				*log_blocksize = log;
 				return true;
@@ -382,7 +383,7 @@ static bool parse_block_size_option(const char *opt, const char *arg,
 		}
 	}
 	vv_usage_error("invalid %s '%s': must be a power of 2 from %u to %u",
-		       opt, arg, 1U << min_log, 1U << MERKLE_MAX_LOG_BLOCKSIZE);
+		       opt, arg, 1U << min_log, 1U << max_log);
 	return false;
 }
 
@@ -390,7 +391,8 @@ static bool parse_block_size_option(const char *opt, const char *arg,
 static bool parse_block_size(const char *arg, unsigned *log_blocksize)
 {
 	return parse_block_size_option("--block-size", arg,
-				       MERKLE_MIN_LOG_BLOCKSIZE, log_blocksize);
+				       MERKLE_MIN_LOG_BLOCKSIZE,
+				       MERKLE_MAX_LOG_BLOCKSIZE, log_blocksize);
 }
 
 /* fsverity-utils' hex2bin(): 2 hex digits per byte, up to max bytes. */
@@ -682,11 +684,12 @@ static bool parse_dmv_hash(const char *arg, unsigned *hash_alg)
 	return true;
 }
 
-/* --data-block-size, --hash-block-size: 512 bytes to 64 KiB. */
+/* --data-block-size, --hash-block-size: 512 bytes to 512 KiB. */
 static bool parse_dmv_block_size(const char *opt, const char *arg,
 				 unsigned *log_blocksize)
 {
 	return parse_block_size_option(opt, arg, MERKLE_DMV_MIN_LOG_BLOCKSIZE,
+				       MERKLE_DMV_MAX_LOG_BLOCKSIZE,
 				       log_blocksize);
 }
 
