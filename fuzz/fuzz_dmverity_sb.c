@@ -46,6 +46,7 @@
 #define FLAG_SAME_DEVICE (1u << 1)
 #define FLAG_DERIVE_SIZES (1u << 2)
 #define FLAG_UNALIGNED_OFFSET (1u << 3)
+#define FLAG_HASH_TYPE0 (1u << 4)
 /* Trees up to this size get their first data block verified. */
 #define MAX_VERIFIED_TREE (1u << 20)
 
@@ -90,7 +91,7 @@ static void check_error(int err)
 static void check_params(const struct merkle_params *p,
 			 struct merkle_geometry *g)
 {
-	FUZZ_CHECK(p->format == MERKLE_FORMAT_DMVERITY);
+	FUZZ_CHECK(merkle_format_dmverity(p));
 	FUZZ_CHECK(merkle_digest_size(p->hash_alg) != 0);
 	FUZZ_CHECK(p->log_blocksize >= MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
 		   p->log_blocksize <= MERKLE_DMV_MAX_LOG_BLOCKSIZE);
@@ -131,7 +132,9 @@ static int fuzz_sb_parse(const uint8_t *bytes, size_t len,
 		check_params(p, &g);
 		/* What was accepted is what the superblock says. */
 		FUZZ_CHECK(le32toh(sb.version) == 1 &&
-			   le32toh(sb.hash_type) == 1);
+			   le32toh(sb.hash_type) <= 1);
+		FUZZ_CHECK((p->format == MERKLE_FORMAT_DMVERITY_V0) ==
+			   (le32toh(sb.hash_type) == 0));
 		FUZZ_CHECK(le32toh(sb.data_block_size) ==
 			   1u << merkle_log_data_blocksize(p));
 		FUZZ_CHECK(le32toh(sb.hash_block_size) ==
@@ -154,7 +157,8 @@ static int config_params(const struct merkle_dmv_config *cfg,
 			 struct merkle_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->format = MERKLE_FORMAT_DMVERITY;
+	p->format = cfg->hash_type0 ? MERKLE_FORMAT_DMVERITY_V0 :
+				      MERKLE_FORMAT_DMVERITY;
 	p->hash_alg = cfg->hash_alg;
 	p->log_blocksize = cfg->log_blocksize;
 	p->salt_size = cfg->salt_size;
@@ -211,6 +215,8 @@ static void check_opened(const struct merkle_dmv_config *cfg,
 		FUZZ_CHECK(tree_off <= cfg->hash_offset &&
 			   cfg->hash_offset - tree_off < bs);
 		FUZZ_CHECK(p->hash_alg == cfg->hash_alg &&
+			   (p->format == MERKLE_FORMAT_DMVERITY_V0) ==
+			   cfg->hash_type0 &&
 			   p->log_blocksize == cfg->log_blocksize &&
 			   p->salt_size == cfg->salt_size &&
 			   memcmp(p->salt, cfg->salt, p->salt_size) == 0);
@@ -278,6 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	raw_data = fuzz_take_le(&in, 8);
 	cfg.no_superblock = flags & FLAG_NO_SUPERBLOCK;
 	cfg.same_device = flags & FLAG_SAME_DEVICE;
+	cfg.hash_type0 = flags & FLAG_HASH_TYPE0;
 	cfg.hash_alg = (unsigned)fuzz_take_le(&in, 1);
 	cfg.log_blocksize = (unsigned)fuzz_take_le(&in, 1);
 	cfg.data_blocks = fuzz_take_le(&in, 8);

@@ -55,7 +55,7 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_DMV_VERSION - MERKLE_E_BAD_ALG] =
 		"dm-verity superblock version is not 1",
 	[MERKLE_E_DMV_HASH_TYPE - MERKLE_E_BAD_ALG] =
-		"dm-verity hash type is not 1 (type 0, Chrome OS's, is not served)",
+		"dm-verity hash type is neither 1 nor 0 (Chrome OS's), the only ones there are",
 	[MERKLE_E_DMV_BAD_ALG - MERKLE_E_BAD_ALG] =
 		"dm-verity hash algorithm not served: vublk serves what veritysetup's OpenSSL backend formats (sha1, sha224, sha256, sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, sha3-512, shake128, shake256, keccak-kmac-128, keccak-kmac-256, blake2b-512, blake2s-256, sm3, md5, md5-sha1, md4, rmd160, whirlpool, and OpenSSL's other names of these), not GOST's streebog, which that veritysetup refuses too",
 	[MERKLE_E_DMV_BLOCKSIZE - MERKLE_E_BAD_ALG] =
@@ -119,7 +119,6 @@ enum merkle_error_kind merkle_error_kind(int err)
 	case MERKLE_E_HEX_TOO_LONG:
 	case MERKLE_E_DIGEST_SYNTAX:
 	case MERKLE_E_DIGEST_SIZE:
-	case MERKLE_E_DMV_HASH_TYPE:
 	case MERKLE_E_DMV_BAD_ALG:
 	case MERKLE_E_DMV_HASH_OFFSET:
 	case MERKLE_E_DMV_OVERLAP:

@@ -236,7 +236,7 @@ unsigned merkle_digest_size(unsigned hash_alg)
  */
 int merkle_params_check(const struct merkle_params *p)
 {
-	bool dmv = p->format == MERKLE_FORMAT_DMVERITY;
+	bool dmv = merkle_format_dmverity(p);
 	unsigned min_log = dmv ? MERKLE_DMV_MIN_LOG_BLOCKSIZE :
 				 MERKLE_MIN_LOG_BLOCKSIZE;
 	unsigned max_log = dmv ? MERKLE_DMV_MAX_LOG_BLOCKSIZE :
@@ -265,13 +265,17 @@ int merkle_params_check(const struct merkle_params *p)
  * The bytes hashed before each block: fs-verity's salt zero-padded to the
  * hash's input block, dm-verity's salt as it is
  * (drivers/md/dm-verity-target.c: verity_hash_update() of the salt, then
- * the block).  Returns their length.
+ * the block), nothing for hash type 0, whose salt comes after the block
+ * (verity_hash_final() when !v->version; cryptsetup's
+ * verify_hash_block() when version == 0).  Returns their length.
  */
 static size_t merkle_salt_prefix(const struct merkle_hash_alg *alg,
 				 const struct merkle_params *p, uint8_t *out)
 {
 	size_t len = p->salt_size;
 
+	if (p->format == MERKLE_FORMAT_DMVERITY_V0)
+		return 0;
 	if (p->format == MERKLE_FORMAT_FSVERITY)
 		len = (len + alg->input_block_size - 1) /
 		      alg->input_block_size * alg->input_block_size;
@@ -312,7 +316,12 @@ int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p)
 	h->tree_block_size = (size_t)1 << p->log_blocksize;
 	h->block_size = p->log_data_blocksize ?
 			(size_t)1 << p->log_data_blocksize : h->tree_block_size;
-	h->sha_ni = p->hash_alg == MERKLE_HASH_SHA256 &&
+	/* Hash type 0: the salt is hashed after each block. */
+	h->suffix_len = p->format == MERKLE_FORMAT_DMVERITY_V0 ?
+			p->salt_size : 0;
+	memcpy(h->suffix, p->salt, h->suffix_len);
+	/* The SHA extensions path hashes a prefix, then the block. */
+	h->sha_ni = p->hash_alg == MERKLE_HASH_SHA256 && !h->suffix_len &&
 		    merkle_sha256_ni_usable();
 	h->xof = EVP_MD_get_flags(merkle_alg_md(alg)) & EVP_MD_FLAG_XOF;
 	h->salted = EVP_MD_CTX_new();
@@ -350,7 +359,8 @@ static int merkle_final(EVP_MD_CTX *ctx, bool xof, unsigned digest_size,
 
 /*
  * fs/verity/hash_algs.c: fsverity_hash_block(): start from the salted
- * state, absorb one block, finish.  The caller zero-pads partial blocks.
+ * state, absorb one block (and hash type 0's salt), finish.  The caller
+ * zero-pads partial blocks.
  * EVP calls on a valid context fail only when OpenSSL cannot allocate
  * (EVP_MD_CTX_copy_ex() duplicates the provider state), hence
  * MERKLE_E_NOMEM.
@@ -365,6 +375,8 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 	}
 	if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
 	    EVP_DigestUpdate(h->work, block, len) != 1 ||
+	    (h->suffix_len &&
+	     EVP_DigestUpdate(h->work, h->suffix, h->suffix_len) != 1) ||
 	    merkle_final(h->work, h->xof, h->digest_size, out) != 1)
 		return MERKLE_E_NOMEM;
 	return 0;

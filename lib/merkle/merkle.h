@@ -34,6 +34,11 @@
  * a tree has no descriptor: its root hash is what users trust, and its
  * parameters come from dm-verity's superblock (merkle_dmv_sb_parse()) or
  * from the command line.  Give params.format = MERKLE_FORMAT_DMVERITY.
+ * dm-verity's hash type 0 (Chrome OS's original, `veritysetup format
+ * --format=0`, MERKLE_FORMAT_DMVERITY_V0) differs from type 1 in two
+ * more ways: the salt is hashed after the block, H(block || salt), and
+ * the hashes are packed in their block, each right after the other
+ * (hash_stride = digest size); the spare end of the block is zero.
  *
  * Errors: functions that can fail return 0 on success or a negative value:
  * either -errno (from the system, or from a caller's callback) or one of
@@ -135,7 +140,7 @@ enum merkle_error {
 	/* A dm-verity superblock (merkle_dmv_sb_parse()): */
 	MERKLE_E_DMV_MAGIC,		/* damage: no "verity" signature */
 	MERKLE_E_DMV_VERSION,		/* damage: superblock version is not 1 */
-	MERKLE_E_DMV_HASH_TYPE,		/* argument: hash type 0 (Chrome OS), not served */
+	MERKLE_E_DMV_HASH_TYPE,		/* damage: hash type is neither 0 nor 1 */
 	MERKLE_E_DMV_BAD_ALG,		/* argument: algorithm vublk does not serve */
 	MERKLE_E_DMV_BLOCKSIZE,		/* damage: not a power of 2, 512..512 KiB */
 	MERKLE_E_DMV_SALT_SIZE,		/* damage: salt longer than 256 bytes */
@@ -188,6 +193,7 @@ unsigned merkle_digest_size(unsigned hash_alg);
 enum merkle_format {
 	MERKLE_FORMAT_FSVERITY,		/* H(salt zero-padded || block) */
 	MERKLE_FORMAT_DMVERITY,		/* H(salt || block): dm-verity type 1 */
+	MERKLE_FORMAT_DMVERITY_V0,	/* H(block || salt), packed: type 0 */
 };
 
 /* What a tree is built from; the same fields as the descriptor. */
@@ -205,6 +211,13 @@ struct merkle_params {
 	uint64_t data_size;		/* bytes of data covered */
 	enum merkle_format format;	/* 0: fs-verity */
 };
+
+/* Whether p is one of dm-verity's hash types. */
+static inline bool merkle_format_dmverity(const struct merkle_params *p)
+{
+	return p->format == MERKLE_FORMAT_DMVERITY ||
+	       p->format == MERKLE_FORMAT_DMVERITY_V0;
+}
 
 /* log2 of the data block size of p. */
 static inline unsigned merkle_log_data_blocksize(const struct merkle_params *p)
@@ -351,12 +364,13 @@ _Static_assert(sizeof(struct merkle_dmv_sb) == MERKLE_DMV_SB_SIZE,
 
 /*
  * Parse a superblock (len >= MERKLE_DMV_SB_SIZE) with the checks of
- * cryptsetup's VERITY_read_sb() (signature, version 1, hash type, block
- * sizes, a known algorithm, salt size) plus what vublk needs to serve it:
- * hash type 1, equal data and hash block sizes, an algorithm of this
- * library, at least one data block and at most MERKLE_MAX_LEVELS levels.
- * Fills *p (format MERKLE_FORMAT_DMVERITY, data_size = data blocks x
- * block size) and uuid unless NULL.  Returns 0 or MERKLE_E_DMV_*.
+ * cryptsetup's VERITY_read_sb() (signature, version 1, hash type 0 or 1,
+ * block sizes, a known algorithm, salt size) plus what vublk needs to
+ * serve it: an algorithm of this library that OpenSSL gives here, at
+ * least one data block and at most MERKLE_MAX_LEVELS levels.  Fills *p
+ * (format MERKLE_FORMAT_DMVERITY, or _V0 for hash type 0; data_size =
+ * data blocks x block size) and uuid unless NULL.  Returns 0,
+ * MERKLE_E_DMV_* or MERKLE_E_ALG_UNAVAILABLE.
  */
 int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
 			uint8_t uuid[16]);
@@ -383,6 +397,7 @@ struct merkle_dmv_config {
 	uint64_t data_blocks;		/* --data-blocks; 0: the whole data device */
 	unsigned salt_size;		/* --salt */
 	uint8_t salt[MERKLE_DMV_MAX_SALT_SIZE];
+	bool hash_type0;		/* --format=0 (vublk's --hash-type=0) */
 	bool same_device;		/* the hash area is in the data device */
 };
 

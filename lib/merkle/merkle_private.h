@@ -61,6 +61,9 @@ struct merkle_hasher {
 	size_t tree_block_size;	/* hash blocks (dm-verity: may differ) */
 	bool sha_ni;		/* merkle_sha256_ni_usable() and SHA-256 */
 	bool xof;		/* an extendable-output function (SHAKE) */
+	/* dm-verity hash type 0: the salt, hashed after each block. */
+	uint8_t suffix[MERKLE_DMV_MAX_SALT_SIZE];
+	size_t suffix_len;
 	struct merkle_sha256_prefix sha256_salted;
 };
 

@@ -32,10 +32,11 @@ salt_of() { head -c "$1" "$work/pool" | od -An -tx1 -v | tr -d ' \n'; }
 failures=0
 checks=0
 
-# check ALG BLOCK_SIZE SALT_BYTES BLOCKS SUPERBLOCK(0|1) [DATA_BLOCK_SIZE]
+# check ALG BLOCK_SIZE SALT_BYTES BLOCKS SUPERBLOCK(0|1) [DATA_BLOCK_SIZE
+#       [HASH_TYPE]]
 check() {
-	local alg=$1 bs=$2 salt_bytes=$3 blocks=$4 sb=$5 dbs=${6:-$2}
-	local what="alg=$alg hash-block=$bs data-block=$dbs salt=${salt_bytes}B blocks=$blocks superblock=$sb"
+	local alg=$1 bs=$2 salt_bytes=$3 blocks=$4 sb=$5 dbs=${6:-$2} type=${7:-1}
+	local what="alg=$alg hash-block=$bs data-block=$dbs salt=${salt_bytes}B blocks=$blocks superblock=$sb hash-type=$type"
 	local salt=- sb_arg=(--no-superblock) want got skip=0
 
 	((salt_bytes)) && salt=$(salt_of "$salt_bytes")
@@ -44,8 +45,10 @@ check() {
 	rm -f "$work/hash"
 	want=$(veritysetup format "$work/data" "$work/hash" "${sb_arg[@]}" \
 		--hash="$alg" --data-block-size="$dbs" --hash-block-size="$bs" \
-		--salt="$salt" 2>"$work/err" | sed -n 's/^Root hash:[[:space:]]*//p')
-	got=$("$tool" "$work/data" --format=dm-verity --hash-alg="$alg" \
+		--salt="$salt" --format="$type" 2>"$work/err" |
+		sed -n 's/^Root hash:[[:space:]]*//p')
+	got=$("$tool" "$work/data" --format=dm-verity --hash-type="$type" \
+		--hash-alg="$alg" \
 		--block-size="$bs" --data-block-size="$dbs" \
 		${salt_bytes:+--salt=${salt#-}} \
 		--out-merkle-tree="$work/tree" | sed -n 's/^Root hash: //p')
@@ -83,6 +86,11 @@ for pair in "4096 512" "512 4096" "1024 4096" "4096 65536" "65536 1024"; do
 		check sha256 "$bs" 32 "$blocks" $((blocks % 2)) "$dbs"
 	done
 done
+# Hash type 0 (Chrome OS's, --format=0): the salt hashed after the block,
+# the hashes packed (SHA-1's 20 bytes each, where type 1 takes 32).
+check sha1 4096 32 600 1 4096 0
+check sha256 512 7 300 0 4096 0
+check sha512 1024 0 2000 1 1024 0
 # Blocks up to veritysetup's 512 KiB (VERITY_BLOCK_SIZE_OK()): hash
 # blocks of 16384 SHA-256 hashes, two levels of them over 512-byte data
 # blocks, and 512 KiB data blocks under 128 KiB hash blocks.

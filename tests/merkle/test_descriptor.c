@@ -187,6 +187,10 @@ static void test_algs(void)
 		CHECK_RET(merkle_geometry_init(&g, &p), 0);
 		/* 4096 / 20 = 204 -> 128 hashes of 32 bytes per block. */
 		CHECK(g.hashes_per_block == 128 && g.hash_stride == 32);
+		/* Hash type 0 packs the same 128 in 20 bytes each. */
+		p.format = MERKLE_FORMAT_DMVERITY_V0;
+		CHECK_RET(merkle_geometry_init(&g, &p), 0);
+		CHECK(g.hashes_per_block == 128 && g.hash_stride == 20);
 	}
 }
 

@@ -227,9 +227,14 @@ static void test_superblock_errors(void)
 	CHECK_FIELD(version, htole32, MERKLE_E_DMV_VERSION, 0, 2, 0xffffffff);
 	check_named(MERKLE_E_DMV_VERSION, MERKLE_ERR_DAMAGE);
 
-	/* 0 is Chrome OS's. */
-	CHECK_FIELD(hash_type, htole32, MERKLE_E_DMV_HASH_TYPE, 0, 2);
-	check_named(MERKLE_E_DMV_HASH_TYPE, MERKLE_ERR_ARGUMENT);
+	/* 0 is Chrome OS's, 1 the usual; cryptsetup knows no other. */
+	CHECK_FIELD(hash_type, htole32, MERKLE_E_DMV_HASH_TYPE, 2, 7,
+		    0xffffffff);
+	check_named(MERKLE_E_DMV_HASH_TYPE, MERKLE_ERR_DAMAGE);
+	good_sb(&sb);
+	sb.hash_type = htole32(0);
+	CHECK_RET(parse(&sb, &p), 0);
+	CHECK(p.format == MERKLE_FORMAT_DMVERITY_V0);
 
 	for (i = 0; i < sizeof(bad_algs) / sizeof(bad_algs[0]); i++) {
 		good_sb(&sb);
@@ -417,6 +422,11 @@ static void test_open_no_superblock(void)
 	CHECK(off == 0 && d.reads == 0);
 	CHECK(p.data_size == 100 * 1024 && p.salt_size == 256);
 	CHECK(p.hash_alg == MERKLE_HASH_SHA512 && p.log_blocksize == 10);
+	CHECK(p.format == MERKLE_FORMAT_DMVERITY);
+	cfg.hash_type0 = true;
+	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off), 0);
+	CHECK(p.format == MERKLE_FORMAT_DMVERITY_V0);
+	cfg.hash_type0 = false;
 	d.size--;
 	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off),
 		  MERKLE_E_DMV_HASH_SHORT);

@@ -64,7 +64,8 @@ TREE_OPTIONS_USAGE
 "    vublk-verity verify --format=dm-verity DATA --root-hash=HEX\n"
 "               [--hash-device=HASH] [--hash-offset=BYTES] [-v]\n"
 "               [--no-superblock [--hash=ALG] [--data-block-size=N]\n"
-"               [--hash-block-size=N] [--data-blocks=N] [--salt=HEX]]\n"
+"               [--hash-block-size=N] [--data-blocks=N] [--salt=HEX]\n"
+"               [--hash-type=0|1]]\n"
 "      --format=fs-verity|dm-verity\n"
 "                          fs-verity (default): IMAGE is a vublk image;\n"
 "                          dm-verity: DATA and the hash area that\n"
@@ -85,14 +86,21 @@ TREE_OPTIONS_USAGE
 "                          of 512 (default 0)\n"
 "      --no-superblock     the hash area has no superblock: the options\n"
 "                          below give what it would (only then)\n"
-"      --hash=ALG          sha256 (default), sha512, sha1, sha224, sha384,\n"
-"                          sha3-256, sha3-384, sha3-512, blake2b-512,\n"
-"                          blake2s-256, sm3, md5 or rmd160\n"
+"      --hash=ALG          sha256 (default), or any other algorithm\n"
+"                          veritysetup's OpenSSL takes: sha1, sha224,\n"
+"                          sha384, sha512, sha512-224, sha512-256,\n"
+"                          sha3-224, sha3-256, sha3-384, sha3-512,\n"
+"                          shake128, shake256, keccak-kmac-128,\n"
+"                          keccak-kmac-256, blake2b-512, blake2s-256, sm3,\n"
+"                          md5, md5-sha1, md4, rmd160, whirlpool, or\n"
+"                          another of OpenSSL's names for one\n"
 "      --data-block-size=N, --hash-block-size=N\n"
 "                          block sizes, each a power of 2 from 512 to\n"
 "                          524288 (default 4096)\n"
 "      --data-blocks=N     data blocks (default: all of DATA)\n"
 "      --salt=HEX          at most 256 bytes; - or none given: no salt\n"
+"      --hash-type=0|1     veritysetup's --format: 1 (default), or 0,\n"
+"                          Chrome OS's original\n"
 "  Exit status: 0 all good, 1 corruption found or signature refused,\n"
 "  2 usage or I/O error, or dm-verity parameters that are not usable.\n",
 	}, {
@@ -607,6 +615,7 @@ static const char *const dmv_option_names[] = {
 	[VV_OPT_HASH_BLOCK_SIZE - VV_OPT_FORMAT] = "--hash-block-size",
 	[VV_OPT_DATA_BLOCKS - VV_OPT_FORMAT] = "--data-blocks",
 	[VV_OPT_DMV_SALT - VV_OPT_FORMAT] = "--salt",
+	[VV_OPT_DMV_HASH_TYPE - VV_OPT_FORMAT] = "--hash-type",
 };
 _Static_assert(ARRAY_SIZE(dmv_option_names) ==
 	       VV_OPT_DMV_END - VV_OPT_FORMAT, "a name per dm-verity option");
@@ -715,6 +724,19 @@ static bool parse_dmv_salt(const char *arg, struct merkle_dmv_config *cfg)
 			      &cfg->salt_size);
 }
 
+/* veritysetup's --format=0|1 (ours is fs-verity|dm-verity): the
+ * superblock's hash_type. */
+static bool parse_dmv_hash_type(const char *arg, bool *type0)
+{
+	if (strcmp(arg, "0") == 0 || strcmp(arg, "1") == 0) {
+		*type0 = arg[0] == '0';
+		return true;
+	}
+	vv_usage_error("invalid --hash-type '%s': 1 (veritysetup's default) or 0 (Chrome OS's, veritysetup format --format=0)",
+		       arg);
+	return false;
+}
+
 bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o)
 {
 	const char *name = dmv_option_names[opt - VV_OPT_FORMAT];
@@ -750,6 +772,8 @@ bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o)
 		return parse_dmv_block_size(name, arg, &o->cfg.log_blocksize);
 	case VV_OPT_DATA_BLOCKS:
 		return parse_data_blocks(arg, &o->cfg.data_blocks);
+	case VV_OPT_DMV_HASH_TYPE:
+		return parse_dmv_hash_type(arg, &o->cfg.hash_type0);
 	default:	/* VV_OPT_DMV_SALT */
 		return parse_dmv_salt(arg, &o->cfg);
 	}
