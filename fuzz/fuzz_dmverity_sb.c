@@ -46,6 +46,7 @@
 #define FLAG_SAME_DEVICE (1u << 1)
 #define FLAG_DERIVE_SIZES (1u << 2)
 #define FLAG_UNALIGNED_OFFSET (1u << 3)
+#define FLAG_HASH_TYPE0 (1u << 4)
 /* Trees up to this size get their first data block verified. */
 #define MAX_VERIFIED_TREE (1u << 20)
 
@@ -90,13 +91,15 @@ static void check_error(int err)
 static void check_params(const struct merkle_params *p,
 			 struct merkle_geometry *g)
 {
-	FUZZ_CHECK(p->format == MERKLE_FORMAT_DMVERITY);
+	FUZZ_CHECK(merkle_format_dmverity(p));
 	FUZZ_CHECK(merkle_digest_size(p->hash_alg) != 0);
 	FUZZ_CHECK(p->log_blocksize >= MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
-		   p->log_blocksize <= MERKLE_MAX_LOG_BLOCKSIZE);
+		   p->log_blocksize <= MERKLE_DMV_MAX_LOG_BLOCKSIZE);
 	FUZZ_CHECK(p->salt_size <= MERKLE_DMV_MAX_SALT_SIZE);
-	FUZZ_CHECK(merkle_log_data_blocksize(p) >= MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
-		   merkle_log_data_blocksize(p) <= MERKLE_MAX_LOG_BLOCKSIZE);
+	FUZZ_CHECK(merkle_log_data_blocksize(p) >=
+		   MERKLE_DMV_MIN_LOG_BLOCKSIZE &&
+		   merkle_log_data_blocksize(p) <=
+		   MERKLE_DMV_MAX_LOG_BLOCKSIZE);
 	FUZZ_CHECK(p->data_size &&
 		   p->data_size % (1u << merkle_log_data_blocksize(p)) == 0);
 	FUZZ_CHECK(merkle_geometry_init(g, p) == 0);
@@ -111,6 +114,7 @@ static int fuzz_sb_parse(const uint8_t *bytes, size_t len,
 	uint8_t *buf = malloc(len ? len : 1);
 	struct merkle_geometry g;
 	struct merkle_dmv_sb sb;
+	char name[sizeof(sb.algorithm) + 1];
 	uint8_t uuid[16];
 	int err;
 
@@ -119,15 +123,18 @@ static int fuzz_sb_parse(const uint8_t *bytes, size_t len,
 	err = merkle_dmv_sb_parse(buf, len, p, uuid);
 	if (err) {
 		check_error(err);
-		FUZZ_CHECK(err >= MERKLE_E_DMV_MAGIC &&
-			   err <= MERKLE_E_DMV_DATA_BLOCKS);
+		FUZZ_CHECK((err >= MERKLE_E_DMV_MAGIC &&
+			    err <= MERKLE_E_DMV_DATA_BLOCKS) ||
+			   err == MERKLE_E_ALG_UNAVAILABLE);
 	} else {
 		FUZZ_CHECK(len >= sizeof(sb));
 		memcpy(&sb, buf, sizeof(sb));
 		check_params(p, &g);
 		/* What was accepted is what the superblock says. */
 		FUZZ_CHECK(le32toh(sb.version) == 1 &&
-			   le32toh(sb.hash_type) == 1);
+			   le32toh(sb.hash_type) <= 1);
+		FUZZ_CHECK((p->format == MERKLE_FORMAT_DMVERITY_V0) ==
+			   (le32toh(sb.hash_type) == 0));
 		FUZZ_CHECK(le32toh(sb.data_block_size) ==
 			   1u << merkle_log_data_blocksize(p));
 		FUZZ_CHECK(le32toh(sb.hash_block_size) ==
@@ -136,8 +143,10 @@ static int fuzz_sb_parse(const uint8_t *bytes, size_t len,
 		FUZZ_CHECK(le16toh(sb.salt_size) == p->salt_size);
 		FUZZ_CHECK(memcmp(sb.salt, p->salt, p->salt_size) == 0);
 		FUZZ_CHECK(memcmp(sb.uuid, uuid, sizeof(uuid)) == 0);
-		FUZZ_CHECK(strcmp(sb.algorithm,
-				  merkle_hash_alg_name(p->hash_alg)) == 0);
+		memcpy(name, sb.algorithm, sizeof(sb.algorithm));
+		name[sizeof(sb.algorithm)] = '\0';
+		FUZZ_CHECK(merkle_dmv_hash_alg_from_name(name) ==
+			   (int)p->hash_alg);
 	}
 	free(buf);
 	return err;
@@ -148,11 +157,13 @@ static int config_params(const struct merkle_dmv_config *cfg,
 			 struct merkle_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->format = MERKLE_FORMAT_DMVERITY;
+	p->format = cfg->hash_type0 ? MERKLE_FORMAT_DMVERITY_V0 :
+				      MERKLE_FORMAT_DMVERITY;
 	p->hash_alg = cfg->hash_alg;
 	p->log_blocksize = cfg->log_blocksize;
 	p->salt_size = cfg->salt_size;
-	if (cfg->log_blocksize > MERKLE_MAX_LOG_BLOCKSIZE || !cfg->data_blocks ||
+	if (cfg->log_blocksize > MERKLE_DMV_MAX_LOG_BLOCKSIZE ||
+	    !cfg->data_blocks ||
 	    cfg->data_blocks > UINT64_MAX >> cfg->log_blocksize)
 		return -1;
 	p->data_size = cfg->data_blocks << cfg->log_blocksize;
@@ -204,6 +215,8 @@ static void check_opened(const struct merkle_dmv_config *cfg,
 		FUZZ_CHECK(tree_off <= cfg->hash_offset &&
 			   cfg->hash_offset - tree_off < bs);
 		FUZZ_CHECK(p->hash_alg == cfg->hash_alg &&
+			   (p->format == MERKLE_FORMAT_DMVERITY_V0) ==
+			   cfg->hash_type0 &&
 			   p->log_blocksize == cfg->log_blocksize &&
 			   p->salt_size == cfg->salt_size &&
 			   memcmp(p->salt, cfg->salt, p->salt_size) == 0);
@@ -271,6 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	raw_data = fuzz_take_le(&in, 8);
 	cfg.no_superblock = flags & FLAG_NO_SUPERBLOCK;
 	cfg.same_device = flags & FLAG_SAME_DEVICE;
+	cfg.hash_type0 = flags & FLAG_HASH_TYPE0;
 	cfg.hash_alg = (unsigned)fuzz_take_le(&in, 1);
 	cfg.log_blocksize = (unsigned)fuzz_take_le(&in, 1);
 	cfg.data_blocks = fuzz_take_le(&in, 8);

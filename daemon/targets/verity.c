@@ -388,13 +388,19 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     hex text, checked against --trusted-cert as dm-verity\n"
 		"                     checks it (--require-signature: refuse none)\n"
 		"  --no-superblock    (dm-verity) no superblock: the parameters are these:\n"
-		"  --hash=ALG         (dm-verity, no superblock) sha256 (default), sha512,\n"
-		"                     sha1, sha224, sha384, sha3-256, sha3-384, sha3-512,\n"
-		"                     blake2b-512, blake2s-256, sm3, md5 or rmd160\n"
+		"  --hash=ALG         (dm-verity, no superblock) sha256 (default), or any\n"
+		"                     other algorithm veritysetup's OpenSSL takes: sha1,\n"
+		"                     sha224, sha384, sha512, sha512-224, sha512-256,\n"
+		"                     sha3-224, sha3-256, sha3-384, sha3-512, shake128,\n"
+		"                     shake256, keccak-kmac-128, keccak-kmac-256,\n"
+		"                     blake2b-512, blake2s-256, sm3, md5, md5-sha1, md4,\n"
+		"                     rmd160, whirlpool, or another of OpenSSL's names\n"
 		"  --data-block-size=N, --hash-block-size=N  (dm-verity, no superblock)\n"
-		"                     powers of 2 from 512 to 65536 (default 4096)\n"
+		"                     powers of 2 from 512 to 524288 (default 4096)\n"
 		"  --data-blocks=N    (dm-verity, no superblock) default: all of IMAGE\n"
-		"  --salt=HEX         (dm-verity, no superblock) up to 256 bytes; - is none\n",
+		"  --salt=HEX         (dm-verity, no superblock) up to 256 bytes; - is none\n"
+		"  --hash-type=0|1    (dm-verity, no superblock) veritysetup's --format: 1\n"
+		"                     (default), or 0, Chrome OS's original\n",
 	.priv_size = sizeof(struct verity_tgt),
 	.options = verity_options,
 	.parse_opt = verity_parse_opt,

@@ -215,6 +215,7 @@ enum verity_dmv_opt {
 	VERITY_OPT_HASH_BLOCK_SIZE,
 	VERITY_OPT_DATA_BLOCKS,
 	VERITY_OPT_SALT,
+	VERITY_OPT_HASH_TYPE,
 	VERITY_OPT_ROOT_HASH_SIGNATURE,
 };
 
@@ -231,6 +232,7 @@ enum verity_dmv_opt {
 	  VERITY_OPT_HASH_BLOCK_SIZE }, \
 	{ "data-blocks", required_argument, NULL, VERITY_OPT_DATA_BLOCKS }, \
 	{ "salt", required_argument, NULL, VERITY_OPT_SALT }, \
+	{ "hash-type", required_argument, NULL, VERITY_OPT_HASH_TYPE }, \
 	{ "root-hash-signature", required_argument, NULL, \
 	  VERITY_OPT_ROOT_HASH_SIGNATURE }
 

@@ -5,12 +5,14 @@
  *
  * The options are veritysetup's (`veritysetup open DATA NAME HASH ROOT`
  * and its --hash-offset, --no-superblock, --hash, --data-block-size,
- * --hash-block-size, --data-blocks, --salt), IMAGE being the data device
- * and --hash-device the hash device (default: IMAGE itself, the hash area
- * at --hash-offset past the data).  lib/merkle reads the superblock and
- * checks the areas (merkle_dmv_open()); the tree is then what the
- * fs-verity format's tree is, read from the hash device, and the root
- * hash the user gives is the trust anchor, as in dm-verity's table.
+ * --hash-block-size, --data-blocks, --salt, and --format=N as
+ * --hash-type=N, vublk's --format being fs-verity|dm-verity), IMAGE being
+ * the data device and --hash-device the hash device (default: IMAGE
+ * itself, the hash area at --hash-offset past the data).  lib/merkle
+ * reads the superblock and checks the areas (merkle_dmv_open()); the tree
+ * is then what the fs-verity format's tree is, read from the hash device,
+ * and the root hash the user gives is the trust anchor, as in dm-verity's
+ * table.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,7 +39,7 @@ static int verity_dmv_block_size(const char *opt, const char *arg,
 	uint64_t v;
 
 	if (vublk_parse_u64(opt, arg, 1u << MERKLE_DMV_MIN_LOG_BLOCKSIZE,
-			    1u << MERKLE_MAX_LOG_BLOCKSIZE, &v) < 0)
+			    1u << MERKLE_DMV_MAX_LOG_BLOCKSIZE, &v) < 0)
 		return -EINVAL;
 	if (v & (v - 1)) {
 		vublk_error("bad %s value '%s': not a power of 2 (veritysetup's block sizes are 512, 1024, 2048, 4096...)",
@@ -45,6 +47,18 @@ static int verity_dmv_block_size(const char *opt, const char *arg,
 		return -EINVAL;
 	}
 	*log = (unsigned)__builtin_ctzll(v);
+	return 0;
+}
+
+/* --hash-type: veritysetup's --format=0|1, the superblock's hash_type. */
+static int verity_dmv_hash_type(const char *arg, bool *type0)
+{
+	if (strcmp(arg, "0") && strcmp(arg, "1")) {
+		vublk_error("bad --hash-type value '%s': 1 (veritysetup's default) or 0 (Chrome OS's, veritysetup format --format=0)",
+			    arg);
+		return -EINVAL;
+	}
+	*type0 = arg[0] == '0';
 	return 0;
 }
 
@@ -82,7 +96,7 @@ static int verity_dmv_parse_param(struct verity_dmv *d, int opt,
 	d->given |= VERITY_DMV_GIVEN_PARAMS;
 	switch (opt) {
 	case VERITY_OPT_HASH:
-		alg = merkle_hash_alg_from_name(arg);
+		alg = merkle_dmv_hash_alg_from_name(arg);
 		if (alg < 0) {
 			vublk_error("bad --hash value '%s': %s", arg,
 				    merkle_strerror(MERKLE_E_DMV_BAD_ALG));
@@ -101,6 +115,8 @@ static int verity_dmv_parse_param(struct verity_dmv *d, int opt,
 	case VERITY_OPT_DATA_BLOCKS:
 		return vublk_parse_u64("--data-blocks", arg, 1, UINT64_MAX,
 				       &c->data_blocks) < 0 ? -EINVAL : 0;
+	case VERITY_OPT_HASH_TYPE:
+		return verity_dmv_hash_type(arg, &c->hash_type0);
 	default:	/* VERITY_OPT_SALT */
 		/* veritysetup's "-" is no salt. */
 		if (!strcmp(arg, "-")) {
@@ -157,7 +173,7 @@ static int verity_dmv_check_options(struct vublk_tgt *t,
 
 	if (!d->on) {
 		if (d->given)
-			vublk_error("--hash-device, --hash-offset, --root-hash, --root-hash-signature, --no-superblock, --hash, --salt and the block options describe a dm-verity image: add --format=dm-verity");
+			vublk_error("--hash-device, --hash-offset, --root-hash, --root-hash-signature, --no-superblock, --hash, --hash-type, --salt and the block options describe a dm-verity image: add --format=dm-verity");
 		return d->given ? -EINVAL : 0;
 	}
 	if (vt->have_digest || vt->f2fs_file ||
@@ -175,7 +191,7 @@ static int verity_dmv_check_options(struct vublk_tgt *t,
 		return -EINVAL;
 	}
 	if (!d->cfg.no_superblock && (d->given & VERITY_DMV_GIVEN_PARAMS)) {
-		vublk_error("--hash, --salt, --data-block-size, --hash-block-size and --data-blocks are read from the image's dm-verity superblock: give them only with --no-superblock");
+		vublk_error("--hash, --hash-type, --salt, --data-block-size, --hash-block-size and --data-blocks are read from the image's dm-verity superblock: give them only with --no-superblock");
 		return -EINVAL;
 	}
 	/* veritysetup's defaults */

@@ -90,7 +90,10 @@ static int merkle_builder_add_digest(struct merkle_builder *b,
 	memcpy(slot, digest, ds);
 	memset(slot + ds, 0, b->geo.hash_stride - ds);
 	b->pending_len[level] += b->geo.hash_stride;
-	if (b->pending_len[level] == b->geo.block_size)
+	/* Full at hashes_per_block hashes: hash type 0's packed ones may
+	 * leave an end of the block spare. */
+	if (b->pending_len[level] ==
+	    (size_t)b->geo.hashes_per_block * b->geo.hash_stride)
 		return merkle_builder_flush_level(b, level);
 	return 0;
 }

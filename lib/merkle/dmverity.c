@@ -5,23 +5,26 @@
  * Mirrors cryptsetup's lib/verity/verity.c: VERITY_read_sb() and
  * VERITY_hash_offset_block(); the tree itself is the one merkle.h
  * describes, hashed as drivers/md/dm-verity-target.c hashes it (hash
- * type 1: the salt first, as it is).
+ * type 1: the salt first, as it is; type 0: the salt after the block).
  */
 #include <endian.h>
 #include <string.h>
 
 #include "merkle_private.h"
 
-/* cryptsetup's VERITY_BLOCK_SIZE_OK(), within this library's range. */
+/* cryptsetup's VERITY_BLOCK_SIZE_OK(): a power of 2, 512 B..512 KiB. */
 static int merkle_dmv_log_blocksize(uint32_t size)
 {
 	if (size < (1u << MERKLE_DMV_MIN_LOG_BLOCKSIZE) ||
-	    size > (1u << MERKLE_MAX_LOG_BLOCKSIZE) || (size & (size - 1)))
+	    size > (1u << MERKLE_DMV_MAX_LOG_BLOCKSIZE) || (size & (size - 1)))
 		return -1;
 	return __builtin_ctz(size);
 }
 
-/* The algorithm, by its NUL-padded name: one of ours, or an error. */
+/*
+ * The algorithm, by its NUL-padded name: one of ours (under any name
+ * veritysetup's OpenSSL takes), usable here, or an error.
+ */
 static int merkle_dmv_alg(const struct merkle_dmv_sb *sb)
 {
 	char name[sizeof(sb->algorithm) + 1];
@@ -29,8 +32,17 @@ static int merkle_dmv_alg(const struct merkle_dmv_sb *sb)
 
 	memcpy(name, sb->algorithm, sizeof(sb->algorithm));
 	name[sizeof(sb->algorithm)] = '\0';
-	alg = merkle_hash_alg_from_name(name);
-	return alg < 0 ? MERKLE_E_DMV_BAD_ALG : alg;
+	alg = merkle_dmv_hash_alg_from_name(name);
+	if (alg < 0)
+		return MERKLE_E_DMV_BAD_ALG;
+	return merkle_hash_alg_usable((unsigned)alg) ? alg :
+	       MERKLE_E_ALG_UNAVAILABLE;
+}
+
+/* Hash type 1, or Chrome OS's 0 (dm-verity-target.c: v->version). */
+static enum merkle_format merkle_dmv_format(bool hash_type0)
+{
+	return hash_type0 ? MERKLE_FORMAT_DMVERITY_V0 : MERKLE_FORMAT_DMVERITY;
 }
 
 int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
@@ -48,7 +60,8 @@ int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
 		return MERKLE_E_DMV_MAGIC;
 	if (le32toh(sb.version) != 1)
 		return MERKLE_E_DMV_VERSION;
-	if (le32toh(sb.hash_type) != 1)
+	/* cryptsetup's VERITY_MAX_HASH_TYPE is 1. */
+	if (le32toh(sb.hash_type) > 1)
 		return MERKLE_E_DMV_HASH_TYPE;
 	log_data = merkle_dmv_log_blocksize(le32toh(sb.data_block_size));
 	log_hash = merkle_dmv_log_blocksize(le32toh(sb.hash_block_size));
@@ -64,7 +77,7 @@ int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
 		return MERKLE_E_DMV_DATA_BLOCKS;
 
 	memset(p, 0, sizeof(*p));
-	p->format = MERKLE_FORMAT_DMVERITY;
+	p->format = merkle_dmv_format(le32toh(sb.hash_type) == 0);
 	p->hash_alg = (unsigned)alg;
 	p->log_blocksize = (unsigned)log_hash;
 	p->log_data_blocksize = (unsigned)log_data;
@@ -101,7 +114,7 @@ static int merkle_dmv_from_config(const struct merkle_dmv_config *cfg,
 	if (cfg->salt_size > sizeof(cfg->salt))
 		return MERKLE_E_BAD_SALT_SIZE;
 	memset(p, 0, sizeof(*p));
-	p->format = MERKLE_FORMAT_DMVERITY;
+	p->format = merkle_dmv_format(cfg->hash_type0);
 	p->hash_alg = cfg->hash_alg;
 	p->log_blocksize = cfg->log_blocksize;
 	p->log_data_blocksize = cfg->log_data_blocksize ?

@@ -11,7 +11,7 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_BAD_ALG - MERKLE_E_BAD_ALG] =
 		"unknown fs-verity hash algorithm (known: sha256, sha512)",
 	[MERKLE_E_BAD_BLOCKSIZE - MERKLE_E_BAD_ALG] =
-		"Merkle tree block size must be a power of 2 from 1024 to 65536 (dm-verity's: from 512)",
+		"Merkle tree block size must be a power of 2 from 1024 to 65536 (dm-verity's: from 512 to 524288)",
 	[MERKLE_E_BAD_SALT_SIZE - MERKLE_E_BAD_ALG] =
 		"salt is longer than 32 bytes (dm-verity's: than 256)",
 	[MERKLE_E_BAD_VERSION - MERKLE_E_BAD_ALG] =
@@ -55,11 +55,11 @@ static const char *const merkle_error_text[] = {
 	[MERKLE_E_DMV_VERSION - MERKLE_E_BAD_ALG] =
 		"dm-verity superblock version is not 1",
 	[MERKLE_E_DMV_HASH_TYPE - MERKLE_E_BAD_ALG] =
-		"dm-verity hash type is not 1 (type 0, Chrome OS's, is not served)",
+		"dm-verity hash type is neither 1 nor 0 (Chrome OS's), the only ones there are",
 	[MERKLE_E_DMV_BAD_ALG - MERKLE_E_BAD_ALG] =
-		"dm-verity hash algorithm not served (vublk serves sha1, sha224, sha256, sha384, sha512, sha3-256, sha3-384, sha3-512, blake2b-512, blake2s-256, sm3, md5 and rmd160)",
+		"dm-verity hash algorithm not served: vublk serves what veritysetup's OpenSSL backend formats (sha1, sha224, sha256, sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, sha3-512, shake128, shake256, keccak-kmac-128, keccak-kmac-256, blake2b-512, blake2s-256, sm3, md5, md5-sha1, md4, rmd160, whirlpool, and OpenSSL's other names of these), not GOST's streebog, which that veritysetup refuses too",
 	[MERKLE_E_DMV_BLOCKSIZE - MERKLE_E_BAD_ALG] =
-		"dm-verity block size must be a power of 2 from 512 to 65536",
+		"dm-verity block size must be a power of 2 from 512 to 524288",
 	[MERKLE_E_DMV_SALT_SIZE - MERKLE_E_BAD_ALG] =
 		"dm-verity salt is longer than 256 bytes",
 	[MERKLE_E_DMV_DATA_BLOCKS - MERKLE_E_BAD_ALG] =
@@ -72,6 +72,8 @@ static const char *const merkle_error_text[] = {
 		"dm-verity data device is smaller than its data blocks",
 	[MERKLE_E_DMV_OVERLAP - MERKLE_E_BAD_ALG] =
 		"dm-verity data blocks and hash area overlap on one device (give --data-blocks, or a --hash-offset past the data)",
+	[MERKLE_E_ALG_UNAVAILABLE - MERKLE_E_BAD_ALG] =
+		"hash algorithm needs OpenSSL's legacy provider (md4, whirlpool), which did not load: install it (Debian: libssl3's ossl-modules/legacy.so)",
 };
 
 #define MERKLE_NR_ERRORS \
@@ -117,10 +119,10 @@ enum merkle_error_kind merkle_error_kind(int err)
 	case MERKLE_E_HEX_TOO_LONG:
 	case MERKLE_E_DIGEST_SYNTAX:
 	case MERKLE_E_DIGEST_SIZE:
-	case MERKLE_E_DMV_HASH_TYPE:
 	case MERKLE_E_DMV_BAD_ALG:
 	case MERKLE_E_DMV_HASH_OFFSET:
 	case MERKLE_E_DMV_OVERLAP:
+	case MERKLE_E_ALG_UNAVAILABLE:
 		return MERKLE_ERR_ARGUMENT;
 	default:
 		return MERKLE_ERR_DAMAGE;

@@ -26,12 +26,15 @@ int merkle_geometry_init(struct merkle_geometry *g,
 	 * A power of 2 of hashes per block, each in an equal stride
 	 * (drivers/md/dm-verity-target.c: hash_per_block_bits =
 	 * __fls(block size / digest size)); fs-verity's digest sizes are
-	 * powers of 2, so there the stride is the digest.
+	 * powers of 2, so there the stride is the digest.  Hash type 0
+	 * packs them (verity_hash_at_level(): offset = idx * digest_size
+	 * when !v->version).
 	 */
 	g->log_arity = 31 - (unsigned)__builtin_clz(g->block_size /
 						    g->digest_size);
 	g->hashes_per_block = 1u << g->log_arity;
-	g->hash_stride = g->block_size >> g->log_arity;
+	g->hash_stride = p->format == MERKLE_FORMAT_DMVERITY_V0 ?
+			 g->digest_size : g->block_size >> g->log_arity;
 	g->data_blocks = p->data_size / g->data_block_size +
 			 (p->data_size % g->data_block_size != 0);
 

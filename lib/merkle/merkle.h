@@ -34,6 +34,11 @@
  * a tree has no descriptor: its root hash is what users trust, and its
  * parameters come from dm-verity's superblock (merkle_dmv_sb_parse()) or
  * from the command line.  Give params.format = MERKLE_FORMAT_DMVERITY.
+ * dm-verity's hash type 0 (Chrome OS's original, `veritysetup format
+ * --format=0`, MERKLE_FORMAT_DMVERITY_V0) differs from type 1 in two
+ * more ways: the salt is hashed after the block, H(block || salt), and
+ * the hashes are packed in their block, each right after the other
+ * (hash_stride = digest size); the spare end of the block is zero.
  *
  * Errors: functions that can fail return 0 on success or a negative value:
  * either -errno (from the system, or from a caller's callback) or one of
@@ -69,6 +74,17 @@
 #define MERKLE_HASH_SM3 11
 #define MERKLE_HASH_MD5 12
 #define MERKLE_HASH_RMD160 13
+/* dm-verity only, by OpenSSL's names (veritysetup's OpenSSL backend): */
+#define MERKLE_HASH_SHA3_224 14
+#define MERKLE_HASH_SHA512_224 15
+#define MERKLE_HASH_SHA512_256 16
+#define MERKLE_HASH_SHAKE128 17
+#define MERKLE_HASH_SHAKE256 18
+#define MERKLE_HASH_KECCAK_KMAC128 19
+#define MERKLE_HASH_KECCAK_KMAC256 20
+#define MERKLE_HASH_MD5_SHA1 21
+#define MERKLE_HASH_MD4 22		/* OpenSSL's legacy provider */
+#define MERKLE_HASH_WHIRLPOOL 23	/* OpenSSL's legacy provider */
 
 #define MERKLE_MAX_DIGEST_SIZE 64
 #define MERKLE_MAX_SALT_SIZE 32		/* fs-verity's */
@@ -77,8 +93,14 @@
 /* Block sizes that fsverity-utils and the kernel accept: 1 KiB .. 64 KiB. */
 #define MERKLE_MIN_LOG_BLOCKSIZE 10
 #define MERKLE_MAX_LOG_BLOCKSIZE 16
-/* dm-verity's hash blocks start at 512 bytes (one sector). */
+/*
+ * dm-verity's blocks start at 512 bytes (one sector) and end at
+ * veritysetup's 512 KiB (cryptsetup's lib/verity/verity.h:
+ * VERITY_BLOCK_SIZE_OK()).  The kernel's dm-verity takes no more than a
+ * page (verity_ctr()); veritysetup verify and vublk take them all.
+ */
 #define MERKLE_DMV_MIN_LOG_BLOCKSIZE 9
+#define MERKLE_DMV_MAX_LOG_BLOCKSIZE 19
 #define MERKLE_DESCRIPTOR_SIZE 256
 /* The kernel's FS_VERITY_MAX_DESCRIPTOR_SIZE (descriptor + signature). */
 #define MERKLE_MAX_DESCRIPTOR_SIZE 16384
@@ -118,15 +140,17 @@ enum merkle_error {
 	/* A dm-verity superblock (merkle_dmv_sb_parse()): */
 	MERKLE_E_DMV_MAGIC,		/* damage: no "verity" signature */
 	MERKLE_E_DMV_VERSION,		/* damage: superblock version is not 1 */
-	MERKLE_E_DMV_HASH_TYPE,		/* argument: hash type 0 (Chrome OS), not served */
+	MERKLE_E_DMV_HASH_TYPE,		/* damage: hash type is neither 0 nor 1 */
 	MERKLE_E_DMV_BAD_ALG,		/* argument: algorithm vublk does not serve */
-	MERKLE_E_DMV_BLOCKSIZE,		/* damage: block size not a power of 2, 512..64 KiB */
+	MERKLE_E_DMV_BLOCKSIZE,		/* damage: not a power of 2, 512..512 KiB */
 	MERKLE_E_DMV_SALT_SIZE,		/* damage: salt longer than 256 bytes */
 	MERKLE_E_DMV_DATA_BLOCKS,	/* damage: no data blocks, or more than 8 levels */
 	MERKLE_E_DMV_HASH_OFFSET,	/* argument: hash offset not a multiple of 512 */
 	MERKLE_E_DMV_HASH_SHORT,	/* damage: hash device ends inside the tree */
 	MERKLE_E_DMV_DATA_SHORT,	/* damage: data device smaller than its blocks */
 	MERKLE_E_DMV_OVERLAP,		/* argument: data and hash areas overlap */
+	MERKLE_E_ALG_UNAVAILABLE,	/* argument: OpenSSL's legacy provider,
+					 * which has the algorithm, does not load */
 };
 
 /* Human-readable text for a negative return value of this library. */
@@ -146,8 +170,18 @@ enum merkle_error_kind {
 enum merkle_error_kind merkle_error_kind(int err);
 
 /* "sha256", "sha512" and dm-verity's ("sha1", "blake2b-512"...) ->
- * MERKLE_HASH_*, or MERKLE_E_BAD_ALG. */
+ * MERKLE_HASH_*, or MERKLE_E_BAD_ALG: the names merkle_hash_alg_name()
+ * gives, exactly. */
 int merkle_hash_alg_from_name(const char *name);
+/*
+ * A dm-verity algorithm name as veritysetup takes it (--hash, or the
+ * superblock's): one of ours, or any other name that OpenSSL gives one of
+ * them, in any case ("SHA2-256", "sha-256", "ripemd160", "WHIRLPOOL"),
+ * since veritysetup hands the name to OpenSSL's EVP_MD_fetch().  Returns
+ * MERKLE_HASH_* or MERKLE_E_BAD_ALG.  Whether OpenSSL can hash with it
+ * here is merkle_geometry_init()'s question (MERKLE_E_ALG_UNAVAILABLE).
+ */
+int merkle_dmv_hash_alg_from_name(const char *name);
 /* Whether fs-verity has the algorithm (sha256, sha512). */
 bool merkle_hash_alg_fsverity(unsigned hash_alg);
 /* MERKLE_HASH_* -> its name, or NULL. */
@@ -159,13 +193,14 @@ unsigned merkle_digest_size(unsigned hash_alg);
 enum merkle_format {
 	MERKLE_FORMAT_FSVERITY,		/* H(salt zero-padded || block) */
 	MERKLE_FORMAT_DMVERITY,		/* H(salt || block): dm-verity type 1 */
+	MERKLE_FORMAT_DMVERITY_V0,	/* H(block || salt), packed: type 0 */
 };
 
 /* What a tree is built from; the same fields as the descriptor. */
 struct merkle_params {
 	unsigned hash_alg;		/* MERKLE_HASH_* */
 	unsigned log_blocksize;		/* MERKLE_MIN..MAX_LOG_BLOCKSIZE, or
-					 * from MERKLE_DMV_MIN_LOG_BLOCKSIZE:
+					 * MERKLE_DMV_MIN..MAX_LOG_BLOCKSIZE:
 					 * the hash (tree) blocks, and the
 					 * data blocks unless: */
 	unsigned log_data_blocksize;	/* dm-verity: 0, or the data blocks'
@@ -176,6 +211,13 @@ struct merkle_params {
 	uint64_t data_size;		/* bytes of data covered */
 	enum merkle_format format;	/* 0: fs-verity */
 };
+
+/* Whether p is one of dm-verity's hash types. */
+static inline bool merkle_format_dmverity(const struct merkle_params *p)
+{
+	return p->format == MERKLE_FORMAT_DMVERITY ||
+	       p->format == MERKLE_FORMAT_DMVERITY_V0;
+}
 
 /* log2 of the data block size of p. */
 static inline unsigned merkle_log_data_blocksize(const struct merkle_params *p)
@@ -322,12 +364,13 @@ _Static_assert(sizeof(struct merkle_dmv_sb) == MERKLE_DMV_SB_SIZE,
 
 /*
  * Parse a superblock (len >= MERKLE_DMV_SB_SIZE) with the checks of
- * cryptsetup's VERITY_read_sb() (signature, version 1, hash type, block
- * sizes, a known algorithm, salt size) plus what vublk needs to serve it:
- * hash type 1, equal data and hash block sizes, an algorithm of this
- * library, at least one data block and at most MERKLE_MAX_LEVELS levels.
- * Fills *p (format MERKLE_FORMAT_DMVERITY, data_size = data blocks x
- * block size) and uuid unless NULL.  Returns 0 or MERKLE_E_DMV_*.
+ * cryptsetup's VERITY_read_sb() (signature, version 1, hash type 0 or 1,
+ * block sizes, a known algorithm, salt size) plus what vublk needs to
+ * serve it: an algorithm of this library that OpenSSL gives here, at
+ * least one data block and at most MERKLE_MAX_LEVELS levels.  Fills *p
+ * (format MERKLE_FORMAT_DMVERITY, or _V0 for hash type 0; data_size =
+ * data blocks x block size) and uuid unless NULL.  Returns 0,
+ * MERKLE_E_DMV_* or MERKLE_E_ALG_UNAVAILABLE.
  */
 int merkle_dmv_sb_parse(const void *buf, size_t len, struct merkle_params *p,
 			uint8_t uuid[16]);
@@ -354,6 +397,7 @@ struct merkle_dmv_config {
 	uint64_t data_blocks;		/* --data-blocks; 0: the whole data device */
 	unsigned salt_size;		/* --salt */
 	uint8_t salt[MERKLE_DMV_MAX_SALT_SIZE];
+	bool hash_type0;		/* --format=0 (vublk's --hash-type=0) */
 	bool same_device;		/* the hash area is in the data device */
 };
 

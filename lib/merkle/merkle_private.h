@@ -60,6 +60,10 @@ struct merkle_hasher {
 	size_t block_size;	/* data blocks */
 	size_t tree_block_size;	/* hash blocks (dm-verity: may differ) */
 	bool sha_ni;		/* merkle_sha256_ni_usable() and SHA-256 */
+	bool xof;		/* an extendable-output function (SHAKE) */
+	/* dm-verity hash type 0: the salt, hashed after each block. */
+	uint8_t suffix[MERKLE_DMV_MAX_SALT_SIZE];
+	size_t suffix_len;
 	struct merkle_sha256_prefix sha256_salted;
 };
 
@@ -77,9 +81,13 @@ int merkle_hasher_hash_tree_block(struct merkle_hasher *h,
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,
 			    uint8_t *out);
-/* Unsalted hash of len bytes (the descriptor digest). */
+/* Unsalted hash of len bytes (the descriptor digest): fs-verity's
+ * algorithms only. */
 int merkle_hash_buffer(unsigned hash_alg, const void *buf, size_t len,
 		       uint8_t *out);
+/* Whether OpenSSL gives the algorithm here (the legacy provider's need
+ * that provider to load). */
+bool merkle_hash_alg_usable(unsigned hash_alg);
 /* Validate alg, block size and salt size of p; returns 0 or MERKLE_E_*. */
 int merkle_params_check(const struct merkle_params *p);
 

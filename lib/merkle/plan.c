@@ -18,7 +18,7 @@
  * Extents are capped at MERKLE_MAX_EXTENT_SIZE so that a caller can read
  * each into one buffer (and merkle_extent.len cannot overflow).
  */
-_Static_assert(MERKLE_MAX_EXTENT_SIZE >= (1u << MERKLE_MAX_LOG_BLOCKSIZE),
+_Static_assert(MERKLE_MAX_EXTENT_SIZE >= (1u << MERKLE_DMV_MAX_LOG_BLOCKSIZE),
 	       "an extent must hold the largest block");
 
 /* The data block range as level-relative hash block ranges. */

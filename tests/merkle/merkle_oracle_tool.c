@@ -12,9 +12,10 @@
  *
  * With --format=dm-verity, the tree is dm-verity's (salt of up to 256
  * bytes, hashed unpadded; --data-block-size=N for data blocks of another
- * size than --block-size, the hash blocks'; sha1, sha384 too) and the line printed is "Root hash: HEX", as
- * `veritysetup format --no-superblock` prints it; dmverity_oracle.sh
- * compares the two.
+ * size than --block-size, the hash blocks'; every algorithm veritysetup
+ * takes; --hash-type=0 for Chrome OS's hash type 0, 1 the default) and
+ * the line printed is "Root hash: HEX", as `veritysetup format
+ * --no-superblock` prints it; dmverity_oracle.sh compares the two.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,7 @@ struct oracle_args {
 	const char *salt_hex;
 	struct merkle_params params;
 	unsigned threads;
+	bool hash_type0;
 };
 
 static int pread_full(void *ctx, void *buf, size_t len, uint64_t off)
@@ -103,7 +105,7 @@ static int parse_option(const char *arg, struct oracle_args *a)
 	int alg;
 
 	if (strncmp(arg, "--hash-alg=", 11) == 0) {
-		alg = merkle_hash_alg_from_name(arg + 11);
+		alg = merkle_dmv_hash_alg_from_name(arg + 11);
 		a->params.hash_alg = (unsigned)alg;
 		return alg < 0 ? -1 : 0;
 	}
@@ -120,6 +122,10 @@ static int parse_option(const char *arg, struct oracle_args *a)
 	if (strcmp(arg, "--format=dm-verity") == 0) {
 		a->params.format = MERKLE_FORMAT_DMVERITY;
 		return 0;
+	}
+	if (strncmp(arg, "--hash-type=", 12) == 0) {
+		a->hash_type0 = strcmp(arg + 12, "0") == 0;
+		return a->hash_type0 || strcmp(arg + 12, "1") == 0 ? 0 : -1;
 	}
 	if (strncmp(arg, "--salt=", 7) == 0)
 		return parse_salt(arg + 7, &a->params);
@@ -154,6 +160,8 @@ static int parse_args(int argc, char **argv, struct oracle_args *a)
 			return -1;
 		}
 	}
+	if (a->hash_type0 && a->params.format == MERKLE_FORMAT_DMVERITY)
+		a->params.format = MERKLE_FORMAT_DMVERITY_V0;
 	if (!a->file) {
 		fprintf(stderr, "usage: merkle_oracle_tool FILE [--hash-alg=A] [--block-size=B] [--salt=HEX] [--threads=N] [--out-merkle-tree=T] [--out-descriptor=D]\n");
 		return -1;
@@ -186,7 +194,7 @@ static int build(struct oracle_args *a, int data_fd, int tree_fd)
 				a->threads, root);
 	if (err)
 		return err;
-	if (a->params.format == MERKLE_FORMAT_DMVERITY) {
+	if (merkle_format_dmverity(&a->params)) {
 		printf("Root hash: ");
 		for (unsigned i = 0; i < ds; i++)
 			printf("%02x", root[i]);

@@ -159,13 +159,13 @@ static void test_algs(void)
 {
 	CHECK_RET(merkle_hash_alg_from_name("sha256"), MERKLE_HASH_SHA256);
 	CHECK_RET(merkle_hash_alg_from_name("sha512"), MERKLE_HASH_SHA512);
-	CHECK_RET(merkle_hash_alg_from_name("whirlpool"), MERKLE_E_BAD_ALG);
+	CHECK_RET(merkle_hash_alg_from_name("wp512"), MERKLE_E_BAD_ALG);
 	CHECK(strcmp(merkle_hash_alg_name(MERKLE_HASH_SHA512), "sha512") == 0);
 	CHECK(merkle_hash_alg_name(0) == NULL);
-	CHECK(merkle_hash_alg_name(14) == NULL);
+	CHECK(merkle_hash_alg_name(MERKLE_HASH_WHIRLPOOL + 1) == NULL);
 	CHECK(merkle_digest_size(MERKLE_HASH_SHA256) == 32);
 	CHECK(merkle_digest_size(MERKLE_HASH_SHA512) == 64);
-	CHECK(merkle_digest_size(14) == 0);
+	CHECK(merkle_digest_size(MERKLE_HASH_WHIRLPOOL + 1) == 0);
 	/* dm-verity's: named, but not fs-verity's, in any form. */
 	CHECK_RET(merkle_hash_alg_from_name("sha1"), MERKLE_HASH_SHA1);
 	CHECK(merkle_digest_size(MERKLE_HASH_SHA384) == 48);
@@ -187,6 +187,10 @@ static void test_algs(void)
 		CHECK_RET(merkle_geometry_init(&g, &p), 0);
 		/* 4096 / 20 = 204 -> 128 hashes of 32 bytes per block. */
 		CHECK(g.hashes_per_block == 128 && g.hash_stride == 32);
+		/* Hash type 0 packs the same 128 in 20 bytes each. */
+		p.format = MERKLE_FORMAT_DMVERITY_V0;
+		CHECK_RET(merkle_geometry_init(&g, &p), 0);
+		CHECK(g.hashes_per_block == 128 && g.hash_stride == 20);
 	}
 }
 

@@ -122,6 +122,43 @@ static void test_real_superblock(void)
 		  MERKLE_E_DMV_MAGIC);
 }
 
+/*
+ * The algorithm as veritysetup wrote it: the name given to --hash,
+ * lower-cased, which is any of OpenSSL's names for it.
+ */
+static void test_sb_alg_names(struct merkle_dmv_sb *sb)
+{
+	static const struct {
+		const char *name;
+		unsigned alg;
+	} names[] = {
+		{ "sha2-256", MERKLE_HASH_SHA256 },
+		{ "sha-1", MERKLE_HASH_SHA1 },
+		{ "ripemd160", MERKLE_HASH_RMD160 },
+		{ "1.3.36.3.2.1", MERKLE_HASH_RMD160 },
+		{ "blake2b512", MERKLE_HASH_BLAKE2B_512 },
+		{ "sha3-224", MERKLE_HASH_SHA3_224 },
+		{ "sha-512/256", MERKLE_HASH_SHA512_256 },
+		{ "keccak-kmac128", MERKLE_HASH_KECCAK_KMAC128 },
+		{ "whirlpool", MERKLE_HASH_WHIRLPOOL },
+		{ "md4", MERKLE_HASH_MD4 },
+	};
+	struct merkle_params p;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		memset(sb->algorithm, 0, sizeof(sb->algorithm));
+		strcpy(sb->algorithm, names[i].name);
+		CHECK_RET(parse(sb, &p), 0);
+		CHECK(p.hash_alg == names[i].alg);
+	}
+	/* What the user types, in any case; fs-verity's names stay exact. */
+	CHECK_RET(merkle_dmv_hash_alg_from_name("SHA256"), MERKLE_HASH_SHA256);
+	CHECK_RET(merkle_dmv_hash_alg_from_name("WHIRLPOOL"),
+		  MERKLE_HASH_WHIRLPOOL);
+	CHECK_RET(merkle_hash_alg_from_name("SHA256"), MERKLE_E_BAD_ALG);
+	CHECK_RET(merkle_parse_hash_alg("SHA2-256"), MERKLE_E_BAD_ALG);
+}
+
 static void test_hand_built(void)
 {
 	struct merkle_dmv_sb sb;
@@ -142,13 +179,14 @@ static void test_hand_built(void)
 	CHECK_RET(parse(&sb, &p), 0);
 	CHECK(p.hash_alg == MERKLE_HASH_SHA512 && p.log_blocksize == 9);
 	CHECK(p.salt_size == 256 && p.salt[255] == 0xee && p.data_size == 512);
-	sb.data_block_size = sb.hash_block_size = htole32(65536);
+	sb.data_block_size = sb.hash_block_size = htole32(512 * 1024);
 	CHECK_RET(parse(&sb, &p), 0);
-	CHECK(p.log_blocksize == 16);
+	CHECK(p.log_blocksize == 19 && p.log_data_blocksize == 19);
 	/* 8 levels of 8 hashes per 512-byte block: 8^8 blocks, not one more. */
 	sb.data_block_size = sb.hash_block_size = htole32(512);
 	sb.data_blocks = htole64(1ull << 24);
 	CHECK_RET(parse(&sb, &p), 0);
+	test_sb_alg_names(&sb);
 }
 
 /*
@@ -169,9 +207,11 @@ static void test_hand_built(void)
 /* Each field made bad: the error that names it. */
 static void test_superblock_errors(void)
 {
-	static const char *const bad_algs[] = { "", "whirlpool", "wp512",
-						"SHA256", "sha256 ", "sha3-224",
-						"streebog256" };
+	/* The kernel's name of Whirlpool, OpenSSL's digest of nothing,
+	 * GOST's (which veritysetup's OpenSSL backend refuses too). */
+	static const char *const bad_algs[] = { "", "wp512", "sha256 ",
+						"null", "streebog256",
+						"stribog512" };
 	struct merkle_dmv_sb sb;
 	struct merkle_params p;
 	size_t i;
@@ -187,9 +227,14 @@ static void test_superblock_errors(void)
 	CHECK_FIELD(version, htole32, MERKLE_E_DMV_VERSION, 0, 2, 0xffffffff);
 	check_named(MERKLE_E_DMV_VERSION, MERKLE_ERR_DAMAGE);
 
-	/* 0 is Chrome OS's. */
-	CHECK_FIELD(hash_type, htole32, MERKLE_E_DMV_HASH_TYPE, 0, 2);
-	check_named(MERKLE_E_DMV_HASH_TYPE, MERKLE_ERR_ARGUMENT);
+	/* 0 is Chrome OS's, 1 the usual; cryptsetup knows no other. */
+	CHECK_FIELD(hash_type, htole32, MERKLE_E_DMV_HASH_TYPE, 2, 7,
+		    0xffffffff);
+	check_named(MERKLE_E_DMV_HASH_TYPE, MERKLE_ERR_DAMAGE);
+	good_sb(&sb);
+	sb.hash_type = htole32(0);
+	CHECK_RET(parse(&sb, &p), 0);
+	CHECK(p.format == MERKLE_FORMAT_DMVERITY_V0);
 
 	for (i = 0; i < sizeof(bad_algs) / sizeof(bad_algs[0]); i++) {
 		good_sb(&sb);
@@ -201,7 +246,7 @@ static void test_superblock_errors(void)
 	CHECK_RET(parse(&sb, &p), MERKLE_E_DMV_BAD_ALG);
 	check_named(MERKLE_E_DMV_BAD_ALG, MERKLE_ERR_ARGUMENT);
 
-#define BAD_SIZES 0, 3, 256, 511, 4097, 1u << 17, 1u << 30, 0xffffffff
+#define BAD_SIZES 0, 3, 256, 511, 4097, 1u << 20, 1u << 30, 0xffffffff
 	CHECK_FIELD(data_block_size, htole32, MERKLE_E_DMV_BLOCKSIZE,
 		    BAD_SIZES);
 	CHECK_FIELD(hash_block_size, htole32, MERKLE_E_DMV_BLOCKSIZE,
@@ -356,7 +401,7 @@ static void test_open_no_superblock(void)
 	} bad[] = {
 		{ 99, 10, 0, MERKLE_E_BAD_ALG },
 		{ MERKLE_HASH_SHA256, 8, 0, MERKLE_E_BAD_BLOCKSIZE },
-		{ MERKLE_HASH_SHA256, 17, 0, MERKLE_E_BAD_BLOCKSIZE },
+		{ MERKLE_HASH_SHA256, 20, 0, MERKLE_E_BAD_BLOCKSIZE },
 		{ MERKLE_HASH_SHA256, 10, 257, MERKLE_E_BAD_SALT_SIZE },
 		{ MERKLE_HASH_SHA256, 10, 65535, MERKLE_E_BAD_SALT_SIZE },
 	};
@@ -377,6 +422,11 @@ static void test_open_no_superblock(void)
 	CHECK(off == 0 && d.reads == 0);
 	CHECK(p.data_size == 100 * 1024 && p.salt_size == 256);
 	CHECK(p.hash_alg == MERKLE_HASH_SHA512 && p.log_blocksize == 10);
+	CHECK(p.format == MERKLE_FORMAT_DMVERITY);
+	cfg.hash_type0 = true;
+	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off), 0);
+	CHECK(p.format == MERKLE_FORMAT_DMVERITY_V0);
+	cfg.hash_type0 = false;
 	d.size--;
 	CHECK_RET(open_dev(&cfg, &d, 100 * 1024, &p, &off),
 		  MERKLE_E_DMV_HASH_SHORT);
@@ -424,8 +474,37 @@ static void test_open_no_superblock(void)
 	CHECK(off == 0 && p.data_size == 512);
 }
 
-int main(void)
+/*
+ * OPENSSL_MODULES pointing nowhere (merkle-dmverity-no-legacy): MD4 and
+ * Whirlpool are named but cannot be hashed with, and say so; the default
+ * provider's algorithms are unaffected.
+ */
+static int test_no_legacy(void)
 {
+	struct merkle_params p = { .format = MERKLE_FORMAT_DMVERITY,
+				   .hash_alg = MERKLE_HASH_WHIRLPOOL,
+				   .log_blocksize = 12, .data_size = 8192 };
+	struct merkle_geometry g;
+	struct merkle_dmv_sb sb;
+
+	CHECK_RET(merkle_geometry_init(&g, &p), MERKLE_E_ALG_UNAVAILABLE);
+	CHECK(merkle_error_kind(MERKLE_E_ALG_UNAVAILABLE) ==
+	      MERKLE_ERR_ARGUMENT);
+	good_sb(&sb);
+	strcpy(sb.algorithm, "md4");
+	CHECK_RET(parse(&sb, &p), MERKLE_E_ALG_UNAVAILABLE);
+	strcpy(sb.algorithm, "sha-256");
+	CHECK_RET(parse(&sb, &p), 0);
+	p.hash_alg = MERKLE_HASH_KECCAK_KMAC256;
+	CHECK_RET(merkle_geometry_init(&g, &p), 0);
+	printf("without OpenSSL's legacy provider: all checks passed\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "no-legacy") == 0)
+		return test_no_legacy();
 	test_real_superblock();
 	test_hand_built();
 	test_superblock_errors();

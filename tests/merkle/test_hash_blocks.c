@@ -29,7 +29,8 @@ static uint8_t next_byte(void)
 }
 
 /* The oracle: one EVP digest of the salt (padded for fs-verity, as it is
- * for dm-verity) and the block. */
+ * for dm-verity) and the block; for dm-verity's hash type 0, of the block
+ * and then the salt. */
 static void evp_hash_block(const struct merkle_params *p, const uint8_t *block,
 			   uint8_t *out)
 {
@@ -42,11 +43,13 @@ static void evp_hash_block(const struct merkle_params *p, const uint8_t *block,
 	CHECK(ctx);
 	memcpy(padded, p->salt, p->salt_size);
 	CHECK(EVP_DigestInit_ex(ctx, md, NULL) == 1);
-	if (p->format == MERKLE_FORMAT_DMVERITY)
+	if (merkle_format_dmverity(p))
 		input_block = p->salt_size;
-	if (p->salt_size)
+	if (p->salt_size && p->format != MERKLE_FORMAT_DMVERITY_V0)
 		CHECK(EVP_DigestUpdate(ctx, padded, input_block) == 1);
 	CHECK(EVP_DigestUpdate(ctx, block, (size_t)1 << p->log_blocksize) == 1);
+	if (p->salt_size && p->format == MERKLE_FORMAT_DMVERITY_V0)
+		CHECK(EVP_DigestUpdate(ctx, padded, input_block) == 1);
 	CHECK(EVP_DigestFinal_ex(ctx, out, NULL) == 1);
 	EVP_MD_CTX_free(ctx);
 }
@@ -105,12 +108,16 @@ int main(void)
 	}
 	/* dm-verity's salts, hashed as they are: every tail length of the
 	 * SHA-256 prefix that matters (sha256_ni.c: 0, short, 55 and 56
-	 * around the one/two last blocks boundary, 63, several blocks). */
+	 * around the one/two last blocks boundary, 63, several blocks); and
+	 * after the block for hash type 0, which no pair of blocks may take
+	 * the prefix path for. */
+	for (unsigned f = 0; f < 2; f++)
 	for (unsigned a = 0; a < 2; a++)
 	for (unsigned salt = 0; salt <= 256; salt += salt < 72 ? 1 : 61)
 	for (size_t n = 1; n <= 3; n++) {
 		struct merkle_params p = {
-			.format = MERKLE_FORMAT_DMVERITY,
+			.format = f ? MERKLE_FORMAT_DMVERITY_V0 :
+				      MERKLE_FORMAT_DMVERITY,
 			.hash_alg = algs[a],
 			.log_blocksize = 9 + (unsigned)n,
 			.salt_size = salt,

@@ -3,14 +3,15 @@
 # against cryptsetup's veritysetup (the oracle), on the host (veritysetup
 # format and verify work on plain files, without device-mapper).
 #
-# Over every hash algorithm, block size 512/1024/4096, salt of 0/32/256
+# Over sha256 and sha512, block size 512/1024/4096, salt of 0/32/256
 # bytes, and layout (superblock in a hash file of its own, no superblock,
-# hash area in the data file at --hash-offset): veritysetup formats, then
-# both tools must accept the image, and both refuse it after one flipped
-# byte in a data block, in a level-0 and in the top hash block, and in the
-# superblock's salt; vublk-verity with exit 1 for each.  dump shows what
-# veritysetup dump shows.  Then the errors: each one line, exit 2 (or 1
-# for data that does not match the root hash), never a crash.
+# hash area in the data file at --hash-offset), and a few cases of other
+# algorithms, block sizes up to 512 KiB and hash type 0: veritysetup
+# formats, then both tools must accept the image, and both refuse it after
+# one flipped byte in a data block, in a level-0 and in the top hash
+# block, and in the superblock's salt; vublk-verity with exit 1 for each.
+# dump shows what veritysetup dump shows.  Then the errors: each one line,
+# exit 2 (or 1 for data that does not match the root hash), never a crash.
 # shellcheck source=tests/tool/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -126,27 +127,35 @@ check_dump() {
 	checks=$((checks + 1))
 }
 
-# one_case ALG BLOCK_SIZE SALT_BYTES LAYOUT [BLOCKS [DATA_BLOCK_SIZE]]: the
-# matrix' case.  BLOCK_SIZE is the hash blocks' (and the data blocks'
-# unless given).  LAYOUT: sb (hash file with a superblock), nosb, indata
-# (superblock at --hash-offset in the data file).  Default BLOCKS: two
-# levels, three level-0 blocks.
+# one_case ALG BLOCK_SIZE SALT_BYTES LAYOUT [BLOCKS [DATA_BLOCK_SIZE
+#          [HASH_TYPE]]]: the matrix' case.  BLOCK_SIZE is the hash blocks'
+# (and the data blocks' unless given).  LAYOUT: sb (hash file with a
+# superblock), nosb, indata (superblock at --hash-offset in the data
+# file).  Default BLOCKS: two levels, three level-0 blocks.  HASH_TYPE:
+# 1, or 0 (veritysetup's --format=0, vublk-verity's --hash-type=0).
 one_case() {
 	local alg=$1 bs=$2 salt_bytes=$3 layout=$4 blocks=${5:-} dbs=${6:-$2}
+	local type=${7:-1}
 	local stride per salt=- tree_off hash_off=0 sb_off=-1 params hashfile root
-	# The room a hash takes in a block: a power of 2.
-	case $alg in sha256|sha1) stride=32 ;; *) stride=64 ;; esac
+	# The hashes a block holds: a power of 2 (hash type 1 gives each a
+	# power-of-2 room, type 0 packs the same number).
+	case $alg in
+	md4|md5|shake128) stride=16 ;;
+	sha256|sha1|shake256) stride=32 ;;
+	*) stride=64 ;;
+	esac
 	per=$((bs / stride))
 	[ -n "$blocks" ] || blocks=$((2 * per + 3))
 	((salt_bytes)) && salt=$(salt_of "$salt_bytes")
-	what="$alg bs=$bs data-bs=$dbs salt=${salt_bytes}B $layout blocks=$blocks"
+	what="$alg bs=$bs data-bs=$dbs salt=${salt_bytes}B $layout blocks=$blocks type=$type"
 	params=(--hash="$alg" --data-block-size="$dbs" --hash-block-size="$bs"
 		--salt="$salt")
 	rm -f data hash ./*.orig
 	gen_data $((blocks * dbs)) $((dbs + salt_bytes)) data
 	case $layout in
 	sb)
-		veritysetup format data hash "${params[@]}" >"$WORK/format"
+		veritysetup format data hash "${params[@]}" --format="$type" \
+			>"$WORK/format"
 		root=$(root_of)
 		VS_ARGS=(data hash "$root")
 		VV_ARGS=(--format=dm-verity data --hash-device=hash
@@ -155,18 +164,21 @@ one_case() {
 		tree_off=$(( (512 + bs - 1) / bs * bs )) ;;
 	nosb)
 		veritysetup format data hash --no-superblock "${params[@]}" \
-			>"$WORK/format"
+			--format="$type" >"$WORK/format"
 		root=$(root_of)
-		VS_ARGS=(data hash "$root" --no-superblock "${params[@]}")
+		VS_ARGS=(data hash "$root" --no-superblock "${params[@]}"
+			 --format="$type")
 		VV_ARGS=(--format=dm-verity data --hash-device=hash
-			 --root-hash="$root" --no-superblock "${params[@]}")
+			 --root-hash="$root" --no-superblock "${params[@]}"
+			 --hash-type="$type")
 		hashfile=hash FILES=(data hash)
 		tree_off=0 ;;
 	indata)
 		# The hash area 4 KiB past the data (a multiple of 512).
 		hash_off=$((blocks * dbs + 4096))
 		veritysetup format data data --hash-offset=$hash_off \
-			--data-blocks="$blocks" "${params[@]}" >"$WORK/format"
+			--data-blocks="$blocks" "${params[@]}" --format="$type" \
+			>"$WORK/format"
 		root=$(root_of)
 		VS_ARGS=(data data "$root" --hash-offset="$hash_off")
 		VV_ARGS=(--format=dm-verity data --hash-offset="$hash_off"
@@ -216,10 +228,25 @@ for layout in sb nosb indata; do
 	one_case sha384 4096 32 $layout "" 512
 	one_case sha256 512 0 $layout "" 65536
 done
+# What veritysetup alone formats: Whirlpool (OpenSSL's legacy provider),
+# a 16-byte XOF, a 36-byte digest in a 64-byte stride.
+one_case whirlpool 1024 32 sb
+one_case shake128 1024 32 nosb
+one_case md5-sha1 1024 7 indata "" 4096
 # Three levels (8 hashes per 512-byte block: 9 level-0 blocks, 2 level-1
 # blocks, the top), where the case's "level-0" byte is in level 1.
 one_case sha512 512 7 sb 65
 flipped hash $((512 + 3 * 512 + 3)) "a level-0 hash byte of three levels"
+# Blocks up to veritysetup's 512 KiB: 128 KiB hash blocks of 2048 hashes
+# over 512-byte data blocks (two levels), and 512 KiB data blocks under
+# 512-byte sha512 hash blocks (9 data blocks: two levels).
+one_case sha512 131072 32 sb "" 512
+one_case sha512 512 7 indata 9 524288
+# Hash type 0 (Chrome OS's): the salt hashed after the block, SHA-1's
+# hashes packed in 20 bytes each (type 1 pads them to 32).
+for layout in sb nosb indata; do
+	one_case sha1 4096 32 $layout "" "" 0
+done
 echo "dmverity: veritysetup and vublk-verity agree in $checks cases"
 
 # ---- what goes wrong: one line, exit 2 (1 for a mismatch), no crash ----
@@ -315,12 +342,16 @@ bad 2 "--digest is for fs-verity images: a dm-verity image is trusted through --
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --digest="sha256:$ROOT"
 bad 2 "--require-signature is for fs-verity images" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --require-signature
-bad 2 "invalid --data-block-size '3': must be a power of 2 from 512 to 65536" \
+bad 2 "invalid --data-block-size '3': must be a power of 2 from 512 to 524288" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --data-block-size=3
-bad 2 "invalid --hash-block-size '131072': must be a power of 2 from 512 to 65536" \
-	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash-block-size=131072
-bad 2 "invalid --hash 'whirlpool': dm-verity hash algorithm not served" \
-	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash=whirlpool
+bad 2 "invalid --hash-block-size '1048576': must be a power of 2 from 512 to 524288" \
+	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash-block-size=1048576
+bad 2 "invalid --hash 'streebog512': dm-verity hash algorithm not served" \
+	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash=streebog512
+bad 2 "invalid --hash-type '2': 1 \(veritysetup's default\) or 0" \
+	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --hash-type=2
+bad 2 "--hash-type is given by the dm-verity superblock" \
+	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --hash-type=1
 bad 2 "invalid --data-blocks '0': expected a number of blocks from 1" \
 	"$VV" verify "${DMV[@]}" --root-hash="$ROOT" --no-superblock --data-blocks=0
 bad 2 "invalid --salt '.*': 257 bytes, at most 256 allowed" \

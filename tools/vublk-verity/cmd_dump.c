@@ -219,6 +219,12 @@ static void format_uuid(const uint8_t uuid[16], char out[37])
 	}
 }
 
+/* The superblock's hash_type: 1, or 0 (Chrome OS's). */
+static unsigned dmv_hash_type(const struct dmv_dump_info *d)
+{
+	return d->params->format == MERKLE_FORMAT_DMVERITY_V0 ? 0 : 1;
+}
+
 static void print_dmv_text(const struct dmv_dump_info *d)
 {
 	const struct merkle_geometry *g = d->geometry;
@@ -227,7 +233,7 @@ static void print_dmv_text(const struct dmv_dump_info *d)
 	       (unsigned long long)d->sb_offset);
 	printf("  version:          1\n");
 	printf("  uuid:             %s\n", d->uuid);
-	printf("  hash type:        1\n");
+	printf("  hash type:        %u\n", dmv_hash_type(d));
 	printf("  data blocks:      %llu\n", (unsigned long long)g->data_blocks);
 	printf("  data block size:  %u\n", g->data_block_size);
 	printf("  hash blocks:      %llu\n",
@@ -253,7 +259,7 @@ static void print_dmv_json(const struct dmv_dump_info *d)
 	printf("    \"offset\": %llu,\n", (unsigned long long)d->sb_offset);
 	printf("    \"version\": 1,\n");
 	printf("    \"uuid\": \"%s\",\n", d->uuid);
-	printf("    \"hash_type\": 1,\n");
+	printf("    \"hash_type\": %u,\n", dmv_hash_type(d));
 	printf("    \"data_blocks\": %llu,\n",
 	       (unsigned long long)g->data_blocks);
 	printf("    \"data_block_size\": %u,\n", g->data_block_size);

@@ -64,7 +64,8 @@ TREE_OPTIONS_USAGE
 "    vublk-verity verify --format=dm-verity DATA --root-hash=HEX\n"
 "               [--hash-device=HASH] [--hash-offset=BYTES] [-v]\n"
 "               [--no-superblock [--hash=ALG] [--data-block-size=N]\n"
-"               [--hash-block-size=N] [--data-blocks=N] [--salt=HEX]]\n"
+"               [--hash-block-size=N] [--data-blocks=N] [--salt=HEX]\n"
+"               [--hash-type=0|1]]\n"
 "      --format=fs-verity|dm-verity\n"
 "                          fs-verity (default): IMAGE is a vublk image;\n"
 "                          dm-verity: DATA and the hash area that\n"
@@ -85,14 +86,21 @@ TREE_OPTIONS_USAGE
 "                          of 512 (default 0)\n"
 "      --no-superblock     the hash area has no superblock: the options\n"
 "                          below give what it would (only then)\n"
-"      --hash=ALG          sha256 (default), sha512, sha1, sha224, sha384,\n"
-"                          sha3-256, sha3-384, sha3-512, blake2b-512,\n"
-"                          blake2s-256, sm3, md5 or rmd160\n"
+"      --hash=ALG          sha256 (default), or any other algorithm\n"
+"                          veritysetup's OpenSSL takes: sha1, sha224,\n"
+"                          sha384, sha512, sha512-224, sha512-256,\n"
+"                          sha3-224, sha3-256, sha3-384, sha3-512,\n"
+"                          shake128, shake256, keccak-kmac-128,\n"
+"                          keccak-kmac-256, blake2b-512, blake2s-256, sm3,\n"
+"                          md5, md5-sha1, md4, rmd160, whirlpool, or\n"
+"                          another of OpenSSL's names for one\n"
 "      --data-block-size=N, --hash-block-size=N\n"
 "                          block sizes, each a power of 2 from 512 to\n"
-"                          65536 (default 4096)\n"
+"                          524288 (default 4096)\n"
 "      --data-blocks=N     data blocks (default: all of DATA)\n"
 "      --salt=HEX          at most 256 bytes; - or none given: no salt\n"
+"      --hash-type=0|1     veritysetup's --format: 1 (default), or 0,\n"
+"                          Chrome OS's original\n"
 "  Exit status: 0 all good, 1 corruption found or signature refused,\n"
 "  2 usage or I/O error, or dm-verity parameters that are not usable.\n",
 	}, {
@@ -364,17 +372,18 @@ static bool parse_hash_alg(const char *arg, unsigned *hash_alg)
 
 /*
  * A block size option opt: a power of 2 from 1 << min_log to
- * 1 << MERKLE_MAX_LOG_BLOCKSIZE, in decimal; its log to *log_blocksize.
+ * 1 << max_log, in decimal; its log to *log_blocksize.
  */
 static bool parse_block_size_option(const char *opt, const char *arg,
-				    unsigned min_log, unsigned *log_blocksize)
+				    unsigned min_log, unsigned max_log,
+				    unsigned *log_blocksize)
 {
 	const char *end;
 	uint64_t n;
 	unsigned log;
 
 	if (parse_decimal(arg, &n, &end) && *end == '\0') {
-		for (log = min_log; log <= MERKLE_MAX_LOG_BLOCKSIZE; log++) {
+		for (log = min_log; log <= max_log; log++) {
 			if (n == 1ULL << log) {
 				*log_blocksize = log;
 				return true;
@@ -382,7 +391,7 @@ static bool parse_block_size_option(const char *opt, const char *arg,
 		}
 	}
 	vv_usage_error("invalid %s '%s': must be a power of 2 from %u to %u",
-		       opt, arg, 1U << min_log, 1U << MERKLE_MAX_LOG_BLOCKSIZE);
+		       opt, arg, 1U << min_log, 1U << max_log);
 	return false;
 }
 
@@ -390,7 +399,8 @@ static bool parse_block_size_option(const char *opt, const char *arg,
 static bool parse_block_size(const char *arg, unsigned *log_blocksize)
 {
 	return parse_block_size_option("--block-size", arg,
-				       MERKLE_MIN_LOG_BLOCKSIZE, log_blocksize);
+				       MERKLE_MIN_LOG_BLOCKSIZE,
+				       MERKLE_MAX_LOG_BLOCKSIZE, log_blocksize);
 }
 
 /* fsverity-utils' hex2bin(): 2 hex digits per byte, up to max bytes. */
@@ -605,6 +615,7 @@ static const char *const dmv_option_names[] = {
 	[VV_OPT_HASH_BLOCK_SIZE - VV_OPT_FORMAT] = "--hash-block-size",
 	[VV_OPT_DATA_BLOCKS - VV_OPT_FORMAT] = "--data-blocks",
 	[VV_OPT_DMV_SALT - VV_OPT_FORMAT] = "--salt",
+	[VV_OPT_DMV_HASH_TYPE - VV_OPT_FORMAT] = "--hash-type",
 };
 _Static_assert(ARRAY_SIZE(dmv_option_names) ==
 	       VV_OPT_DMV_END - VV_OPT_FORMAT, "a name per dm-verity option");
@@ -671,7 +682,7 @@ static bool parse_hash_offset(const char *arg, uint64_t *offset)
 /* veritysetup's --hash: the algorithms of lib/merkle, by name. */
 static bool parse_dmv_hash(const char *arg, unsigned *hash_alg)
 {
-	int alg = merkle_hash_alg_from_name(arg);
+	int alg = merkle_dmv_hash_alg_from_name(arg);
 
 	if (alg < 0) {
 		vv_usage_error("invalid --hash '%s': %s", arg,
@@ -682,11 +693,12 @@ static bool parse_dmv_hash(const char *arg, unsigned *hash_alg)
 	return true;
 }
 
-/* --data-block-size, --hash-block-size: 512 bytes to 64 KiB. */
+/* --data-block-size, --hash-block-size: 512 bytes to 512 KiB. */
 static bool parse_dmv_block_size(const char *opt, const char *arg,
 				 unsigned *log_blocksize)
 {
 	return parse_block_size_option(opt, arg, MERKLE_DMV_MIN_LOG_BLOCKSIZE,
+				       MERKLE_DMV_MAX_LOG_BLOCKSIZE,
 				       log_blocksize);
 }
 
@@ -710,6 +722,19 @@ static bool parse_dmv_salt(const char *arg, struct merkle_dmv_config *cfg)
 	}
 	return parse_salt_hex(arg, cfg->salt, sizeof(cfg->salt),
 			      &cfg->salt_size);
+}
+
+/* veritysetup's --format=0|1 (ours is fs-verity|dm-verity): the
+ * superblock's hash_type. */
+static bool parse_dmv_hash_type(const char *arg, bool *type0)
+{
+	if (strcmp(arg, "0") == 0 || strcmp(arg, "1") == 0) {
+		*type0 = arg[0] == '0';
+		return true;
+	}
+	vv_usage_error("invalid --hash-type '%s': 1 (veritysetup's default) or 0 (Chrome OS's, veritysetup format --format=0)",
+		       arg);
+	return false;
 }
 
 bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o)
@@ -747,6 +772,8 @@ bool vv_parse_dmv_option(int opt, const char *arg, struct vv_dmv_options *o)
 		return parse_dmv_block_size(name, arg, &o->cfg.log_blocksize);
 	case VV_OPT_DATA_BLOCKS:
 		return parse_data_blocks(arg, &o->cfg.data_blocks);
+	case VV_OPT_DMV_HASH_TYPE:
+		return parse_dmv_hash_type(arg, &o->cfg.hash_type0);
 	default:	/* VV_OPT_DMV_SALT */
 		return parse_dmv_salt(arg, &o->cfg);
 	}

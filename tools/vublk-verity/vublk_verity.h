@@ -133,6 +133,7 @@ enum {
 	VV_OPT_HASH_BLOCK_SIZE,
 	VV_OPT_DATA_BLOCKS,
 	VV_OPT_DMV_SALT,
+	VV_OPT_DMV_HASH_TYPE,
 	VV_OPT_DMV_END,
 };
 
@@ -147,7 +148,8 @@ enum {
 	{ "data-block-size", required_argument, NULL, VV_OPT_DATA_BLOCK_SIZE }, \
 	{ "hash-block-size", required_argument, NULL, VV_OPT_HASH_BLOCK_SIZE }, \
 	{ "data-blocks", required_argument, NULL, VV_OPT_DATA_BLOCKS }, \
-	{ "salt",	required_argument, NULL, VV_OPT_DMV_SALT }
+	{ "salt",	required_argument, NULL, VV_OPT_DMV_SALT }, \
+	{ "hash-type",	required_argument, NULL, VV_OPT_DMV_HASH_TYPE }
 
 /* dump's: where the superblock is (--no-superblock only to refuse it). */
 #define VV_DMV_DUMP_LONGOPTS \
