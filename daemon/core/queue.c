@@ -119,7 +119,7 @@ static void ublk_queue_io_cmd(struct ublk_queue_ctx *qc, unsigned tag,
 	 * driver copies to or from the request's pages; or, zero copy, the
 	 * tag's slot of the ring's buffer table, where the driver registers
 	 * those pages (struct ublk_auto_buf_reg in sqe->addr: index = tag,
-	 * no flags) or we do (ublk_queue_register_buf()); cmd.addr must then
+	 * no flags) or we do (ublk_queue_buf_cmd()); cmd.addr must then
 	 * be 0 (ublk_check_fetch_buf()).
 	 */
 	if (!ublk_server_zero_copy(srv))
