@@ -129,6 +129,14 @@ int nbd_server_start_qemu(struct nbd_server *s, const char *dir,
 	return nbd_server_restart(s);
 }
 
+bool nbd_server_exited(struct nbd_server *s)
+{
+	if (s->pid <= 0 || waitpid(s->pid, NULL, WNOHANG) != s->pid)
+		return false;
+	s->pid = 0;
+	return true;
+}
+
 void nbd_server_kill(struct nbd_server *s, int sig)
 {
 	if (s->pid <= 0)

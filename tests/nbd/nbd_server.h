@@ -36,6 +36,8 @@ int nbd_server_start_qemu(struct nbd_server *s, const char *dir,
 			  const char *name, const char *const *args);
 /* Start it again, with the same arguments on the same socket. */
 int nbd_server_restart(struct nbd_server *s);
+/* It ran and has exited (reaped then: a restart may follow). */
+bool nbd_server_exited(struct nbd_server *s);
 /* Send sig (SIGKILL: it dies with connections open) and reap it. */
 void nbd_server_kill(struct nbd_server *s, int sig);
 /* Stop it (SIGTERM) and forget its arguments. */
