@@ -164,29 +164,29 @@ static void file_submit_rw(struct vublk_queue *q, struct vublk_bio *bio)
 {
 	const struct file_backend *fb = bio->be->priv;
 	struct io_uring_sqe *sqe = vublk_queue_get_sqe(q);
-	unsigned len = bio->len - bio->done;
-	uint64_t pos = bio->pos + bio->done;
-	bool read = bio->op == VUBLK_OP_READ;
+	unsigned len = bio->req.len - bio->done;
+	uint64_t pos = bio->req.offset + bio->done;
+	bool read = bio->req.op == VUBLK_OP_READ;
 
-	if (bio->flags & VUBLK_REQ_FIXED_BUF) {
+	if (bio->req.flags & VUBLK_REQ_FIXED_BUF) {
 		/* A request's registered pages are addressed from 0 (io_uring
 		 * rsrc.c: a kernel buffer's ubuf is 0). */
 		void *at = (void *)(uintptr_t)bio->done;
 
 		if (read)
 			io_uring_prep_read_fixed(sqe, fb->fd, at, len, pos,
-						 (int)bio->buf_index);
+						 (int)bio->req.buf_index);
 		else
 			io_uring_prep_write_fixed(sqe, fb->fd, at, len, pos,
-						  (int)bio->buf_index);
+						  (int)bio->req.buf_index);
 	} else if (read) {
-		io_uring_prep_read(sqe, fb->fd, (char *)bio->buf + bio->done,
+		io_uring_prep_read(sqe, fb->fd, (char *)bio->req.buf + bio->done,
 				   len, pos);
 	} else {
-		io_uring_prep_write(sqe, fb->fd, (char *)bio->buf + bio->done,
+		io_uring_prep_write(sqe, fb->fd, (char *)bio->req.buf + bio->done,
 				    len, pos);
 	}
-	if (!read && (bio->flags & VUBLK_REQ_FUA))
+	if (!read && (bio->req.flags & VUBLK_REQ_FUA))
 		sqe->rw_flags = RWF_DSYNC;
 	vublk_sqe_set_event(sqe, &bio->ev);
 }
@@ -197,22 +197,22 @@ static void file_submit_other(struct vublk_queue *q, struct vublk_bio *bio)
 	struct io_uring_sqe *sqe = vublk_queue_get_sqe(q);
 	int mode = FALLOC_FL_KEEP_SIZE;
 
-	if (bio->op == VUBLK_OP_FLUSH) {
+	if (bio->req.op == VUBLK_OP_FLUSH) {
 		io_uring_prep_fsync(sqe, fb->fd, IORING_FSYNC_DATASYNC);
 	} else {
-		if (bio->op == VUBLK_OP_WRITE_ZEROES &&
-		    (bio->flags & VUBLK_REQ_NOUNMAP))
+		if (bio->req.op == VUBLK_OP_WRITE_ZEROES &&
+		    (bio->req.flags & VUBLK_REQ_NOUNMAP))
 			mode |= FALLOC_FL_ZERO_RANGE;
 		else
 			mode |= FALLOC_FL_PUNCH_HOLE;
-		io_uring_prep_fallocate(sqe, fb->fd, mode, bio->pos, bio->len);
+		io_uring_prep_fallocate(sqe, fb->fd, mode, bio->req.offset, bio->req.len);
 	}
 	vublk_sqe_set_event(sqe, &bio->ev);
 }
 
 static bool file_bio_is_rw(const struct vublk_bio *bio)
 {
-	return bio->op == VUBLK_OP_READ || bio->op == VUBLK_OP_WRITE;
+	return bio->req.op == VUBLK_OP_READ || bio->req.op == VUBLK_OP_WRITE;
 }
 
 static int file_submit(struct vublk_backend *be, struct vublk_queue *q,
@@ -244,7 +244,7 @@ static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
 		return;
 	}
 	bio->done += (uint32_t)cqe->res;
-	if (bio->done < bio->len)
+	if (bio->done < bio->req.len)
 		file_submit_rw(q, bio);	/* short: do the rest */
 	else
 		bio->end_io(q, bio, vublk_bio_result(bio, 0));

@@ -208,8 +208,8 @@ static void nbd_bio_acked(struct nbd_queue *nq, const struct vublk_bio *bio)
 {
 	struct nbd_backend *nb = nq->nb;
 
-	if (bio->op == VUBLK_OP_READ || bio->op == VUBLK_OP_FLUSH ||
-	    !nb->can_flush || ((bio->flags & VUBLK_REQ_FUA) && nb->can_fua))
+	if (bio->req.op == VUBLK_OP_READ || bio->req.op == VUBLK_OP_FLUSH ||
+	    !nb->can_flush || ((bio->req.flags & VUBLK_REQ_FUA) && nb->can_fua))
 		return;
 	nq->conn->last_write_ack = atomic_fetch_add(&nb->write_acks, 1) + 1;
 }
@@ -221,7 +221,7 @@ static void nbd_bio_put(struct nbd_queue *nq, struct vublk_bio *bio)
 {
 	if (--bio->parts)
 		return;
-	if (!bio->lost && !bio->res && bio->done != bio->len)
+	if (!bio->lost && !bio->res && bio->done != bio->req.len)
 		nbd_bio_acked(nq, bio);
 	nbd_list_remove(&nq->in_flight, bio);
 	bio->prev = nq->answered.tail;
@@ -262,7 +262,7 @@ static int nbd_cmd_done(void *user_data, int *error)
 static bool nbd_bio_fua_by_flush(const struct nbd_backend *nb,
 				 const struct vublk_bio *bio)
 {
-	return bio->op == VUBLK_OP_WRITE && (bio->flags & VUBLK_REQ_FUA) &&
+	return bio->req.op == VUBLK_OP_WRITE && (bio->req.flags & VUBLK_REQ_FUA) &&
 	       nb->can_flush && !nb->can_fua;
 }
 
@@ -273,23 +273,23 @@ static int64_t nbd_issue_cmd(struct nbd_queue *nq, struct vublk_bio *bio,
 	struct nbd_handle *h = nq->conn->h;
 	nbd_completion_callback cb = { .callback = nbd_cmd_done,
 				       .user_data = bio };
-	char *buf = (char *)bio->buf + off;
-	uint64_t pos = bio->pos + off;
+	char *buf = (char *)bio->req.buf + off;
+	uint64_t pos = bio->req.offset + off;
 
 	if (flush)
 		return nbd_aio_flush(h, cb, 0);
-	switch (bio->op) {
+	switch (bio->req.op) {
 	case VUBLK_OP_READ:
 		return nbd_aio_pread(h, buf, len, pos, cb, 0);
 	case VUBLK_OP_WRITE:
 		return nbd_aio_pwrite(h, buf, len, pos, cb,
-				      (bio->flags & VUBLK_REQ_FUA) &&
+				      (bio->req.flags & VUBLK_REQ_FUA) &&
 				      nq->nb->can_fua ? LIBNBD_CMD_FLAG_FUA : 0);
 	case VUBLK_OP_DISCARD:
 		return nbd_aio_trim(h, len, pos, cb, 0);
 	default:	/* VUBLK_OP_WRITE_ZEROES */
 		return nbd_aio_zero(h, len, pos, cb,
-				    bio->flags & VUBLK_REQ_NOUNMAP ?
+				    bio->req.flags & VUBLK_REQ_NOUNMAP ?
 				    LIBNBD_CMD_FLAG_NO_HOLE : 0);
 	}
 }
@@ -332,17 +332,17 @@ static void nbd_issue_refused(struct nbd_queue *nq, struct vublk_bio *bio)
 	bio->sends--;
 	if (nbd_log_allowed(nq))
 		vublk_error("nbd %s: %s of %u bytes at byte %" PRIu64 " not sent: %s; reconnecting",
-			    nq->nb->uri, nbd_op_names[bio->op], bio->len,
-			    bio->pos, nq->conn->why);
+			    nq->nb->uri, nbd_op_names[bio->req.op], bio->req.len,
+			    bio->req.offset, nq->conn->why);
 }
 
 /* Send bio on the queue's connection (connected). */
 static void nbd_send(struct nbd_queue *nq, struct vublk_bio *bio)
 {
 	const struct nbd_backend *nb = nq->nb;
-	bool flush = bio->op == VUBLK_OP_FLUSH || bio->done == bio->len;
-	bool split = !flush && (bio->op == VUBLK_OP_READ ||
-				bio->op == VUBLK_OP_WRITE);
+	bool flush = bio->req.op == VUBLK_OP_FLUSH || bio->done == bio->req.len;
+	bool split = !flush && (bio->req.op == VUBLK_OP_READ ||
+				bio->req.op == VUBLK_OP_WRITE);
 	uint32_t off = 0;
 
 	if (!bio->done)
@@ -354,8 +354,8 @@ static void nbd_send(struct nbd_queue *nq, struct vublk_bio *bio)
 	bio->lost = false;
 	nbd_list_insert(&nq->in_flight, bio);
 	do {
-		uint32_t len = split && bio->len - off > nb->max_payload ?
-			       nb->max_payload : bio->len - off;
+		uint32_t len = split && bio->req.len - off > nb->max_payload ?
+			       nb->max_payload : bio->req.len - off;
 
 		bio->parts++;
 		if (nbd_issue(nq, bio, off, len, flush) < 0) {
@@ -365,7 +365,7 @@ static void nbd_send(struct nbd_queue *nq, struct vublk_bio *bio)
 		}
 		nbd_count(&nq->nb->counters.commands);
 		off += len;
-	} while (off < bio->len && !flush);
+	} while (off < bio->req.len && !flush);
 	nbd_bio_put(nq, bio);
 }
 
@@ -392,8 +392,8 @@ static void nbd_bio_fail(struct nbd_queue *nq, struct vublk_bio *bio,
 	nbd_count(&nq->nb->counters.requests_failed);
 	if (nbd_log_allowed(nq))
 		vublk_error("nbd %s: %s of %u bytes at byte %" PRIu64 " failed with EIO: %s (sent %u times; --retry=%u, --timeout=%" PRIu64 ")",
-			    nq->nb->uri, nbd_op_names[bio->op], bio->len,
-			    bio->pos, why, bio->sends, nq->nb->retries,
+			    nq->nb->uri, nbd_op_names[bio->req.op], bio->req.len,
+			    bio->req.offset, why, bio->sends, nq->nb->retries,
 			    nq->nb->timeout_ns / 1000000000u);
 	bio->end_io(bio->q, bio, -EIO);
 }
@@ -444,19 +444,19 @@ static void nbd_bio_finish(struct nbd_queue *nq, struct vublk_bio *bio)
 		return;
 	}
 	if (!bio->res && !bio->done && nbd_bio_fua_by_flush(nq->nb, bio)) {
-		bio->done = bio->len;	/* written: now its FLUSH */
+		bio->done = bio->req.len;	/* written: now its FLUSH */
 		nbd_dispatch(nq, bio);
 		return;
 	}
 	if (!bio->res) {
-		if (bio->op == VUBLK_OP_FLUSH || bio->done == bio->len)
+		if (bio->req.op == VUBLK_OP_FLUSH || bio->done == bio->req.len)
 			bio->res = nbd_flush_result(nq, bio);
 	} else {
 		nbd_count(&nq->nb->counters.server_errors);
 		if (nbd_log_allowed(nq))
 			vublk_error("nbd %s: %s of %u bytes at byte %" PRIu64 " (block %" PRIu64 " of 512 bytes): the server answered %s",
-				    nq->nb->uri, nbd_op_names[bio->op],
-				    bio->len, bio->pos, bio->pos >> 9,
+				    nq->nb->uri, nbd_op_names[bio->req.op],
+				    bio->req.len, bio->req.offset, bio->req.offset >> 9,
 				    strerror(-bio->res));
 	}
 	bio->end_io(bio->q, bio, vublk_bio_result(bio, bio->res));
@@ -693,7 +693,7 @@ static void nbd_io_event_done(struct vublk_queue *q, struct vublk_ring_event *ev
 static int nbd_bio_check(const struct nbd_backend *nb,
 			 const struct vublk_bio *bio)
 {
-	switch (bio->op) {
+	switch (bio->req.op) {
 	case VUBLK_OP_READ:
 		return VUBLK_IO_QUEUED;
 	case VUBLK_OP_FLUSH:
@@ -702,8 +702,8 @@ static int nbd_bio_check(const struct nbd_backend *nb,
 	default:
 		if (nb->read_only)
 			return -EROFS;	/* the core refuses them first */
-		if ((bio->op == VUBLK_OP_DISCARD && !nb->can_trim) ||
-		    (bio->op == VUBLK_OP_WRITE_ZEROES && !nb->can_zero))
+		if ((bio->req.op == VUBLK_OP_DISCARD && !nb->can_trim) ||
+		    (bio->req.op == VUBLK_OP_WRITE_ZEROES && !nb->can_zero))
 			return -EOPNOTSUPP;
 		return VUBLK_IO_QUEUED;
 	}

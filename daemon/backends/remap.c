@@ -95,12 +95,12 @@ static int remap_submit(struct vublk_backend *be, struct vublk_queue *q,
 			struct vublk_bio *bio)
 {
 	struct remap_backend *rb = be->priv;
-	uint64_t pos = bio->pos, end = bio->pos + bio->len;
-	unsigned n = remap_count_pieces(rb, pos, bio->len), k = 0;
+	uint64_t pos = bio->req.offset, end = bio->req.offset + bio->req.len;
+	unsigned n = remap_count_pieces(rb, pos, bio->req.len), k = 0;
 	struct remap_split *split;
 	int res;
 
-	if (bio->op != VUBLK_OP_READ)
+	if (bio->req.op != VUBLK_OP_READ)
 		return -EROFS;
 	split = malloc(sizeof(*split) + n * sizeof(split->piece[0]));
 	if (!split)
@@ -109,7 +109,7 @@ static int remap_submit(struct vublk_backend *be, struct vublk_queue *q,
 	for (size_t i = remap_find(rb, pos); pos < end; i++) {
 		const struct vublk_extent *e = &rb->ext[i];
 		uint64_t len = e->off + e->len - pos;
-		uint8_t *buf = (uint8_t *)bio->buf + (pos - bio->pos);
+		uint8_t *buf = (uint8_t *)bio->req.buf + (pos - bio->req.offset);
 
 		if (len > end - pos)
 			len = end - pos;
@@ -119,8 +119,9 @@ static int remap_submit(struct vublk_backend *be, struct vublk_queue *q,
 			struct vublk_bio *piece = &split->piece[k++];
 
 			*piece = (struct vublk_bio){
-				.op = VUBLK_OP_READ, .len = (uint32_t)len,
-				.pos = e->lower + (pos - e->off), .buf = buf,
+				.req = { .op = VUBLK_OP_READ,
+					 .offset = e->lower + (pos - e->off),
+					 .len = (uint32_t)len, .buf = buf },
 				.end_io = remap_piece_end, .end_io_ctx = split,
 			};
 			split->remaining++;

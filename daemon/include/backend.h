@@ -41,14 +41,15 @@ typedef void (*vublk_bio_end_fn)(struct vublk_queue *q, struct vublk_bio *bio,
 				 int res);
 
 struct vublk_bio {
-	/* The submitter's. */
-	uint8_t op;		/* VUBLK_OP_* */
-	uint8_t flags;		/* VUBLK_REQ_FUA, _NOUNMAP, _FIXED_BUF */
-	uint32_t len;		/* bytes; 0 for FLUSH */
-	uint64_t pos;		/* byte offset in the store */
-	void *buf;		/* READ fills, WRITE reads; O_DIRECT-aligned */
-	unsigned buf_index;	/* instead of buf with VUBLK_REQ_FIXED_BUF,
-				 * where the backend has fixed_buffers */
+	/*
+	 * The submitter's.  What to move, as a request of the device says
+	 * it (target.h): op, flags (VUBLK_REQ_FUA, _NOUNMAP, _FIXED_BUF:
+	 * buf_index instead of buf, where the backend has fixed_buffers),
+	 * offset in the store, len (0 for FLUSH) and buf (READ fills, WRITE
+	 * reads; O_DIRECT-aligned).  One struct, so that a target passing
+	 * a request through copies it whole (loop_queue_io()).
+	 */
+	struct vublk_req req;
 	vublk_bio_end_fn end_io;
 	void *end_io_ctx;	/* the submitter's, for end_io */
 	/*
@@ -84,8 +85,8 @@ static inline int vublk_bio_result(const struct vublk_bio *bio, int err)
 {
 	if (err)
 		return err;
-	return bio->op == VUBLK_OP_READ || bio->op == VUBLK_OP_WRITE ?
-	       (int)bio->len : 0;
+	return bio->req.op == VUBLK_OP_READ || bio->req.op == VUBLK_OP_WRITE ?
+	       (int)bio->req.len : 0;
 }
 
 /* How to open a store (struct vublk_backend_open.flags). */

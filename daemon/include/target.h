@@ -75,10 +75,10 @@ enum vublk_op {
 struct vublk_req {
 	unsigned op;		/* enum vublk_op */
 	unsigned flags;		/* VUBLK_REQ_* */
-	uint64_t offset;
 	uint32_t len;		/* 0 for FLUSH */
-	void *buf;		/* len bytes, page aligned; READ fills, WRITE reads */
 	unsigned buf_index;	/* with VUBLK_REQ_FIXED_BUF, instead of buf */
+	uint64_t offset;
+	void *buf;		/* len bytes, page aligned; READ fills, WRITE reads */
 };
 
 struct vublk_tgt_ops;

@@ -228,12 +228,7 @@ static int loop_queue_io(struct vublk_queue *q, unsigned tag,
 	struct loop_tgt *lt = q->tgt->priv;
 	struct vublk_bio *bio = (struct vublk_bio *)q->priv + tag;
 
-	bio->op = (uint8_t)req->op;
-	bio->flags = (uint8_t)req->flags;
-	bio->pos = req->offset;
-	bio->len = req->len;
-	bio->buf = req->buf;
-	bio->buf_index = req->buf_index;
+	bio->req = *req;
 	return vublk_backend_submit(&lt->be, q, bio);
 }
 

@@ -234,7 +234,7 @@ verity_busy_tree_read(struct vublk_queue *q, uint64_t off)
 			const struct verity_tree_read *r = &io->reads[i];
 
 			if (r->busy && off >= r->off &&
-			    off - r->off < r->bio.len)
+			    off - r->off < r->bio.req.len)
 				return r;
 		}
 	}
@@ -297,7 +297,7 @@ static void verity_tree_read_end(struct vublk_queue *q, struct vublk_bio *bio,
 
 	r->busy = false;
 	if (res >= 0)
-		res = merkle_cache_fill(vt->tree, r->off, bio->buf, bio->len);
+		res = merkle_cache_fill(vt->tree, r->off, bio->req.buf, bio->req.len);
 	if (res)
 		verity_read_error(io, "reading the Merkle tree", res);
 	verity_wake_waiters(q, r->id);
@@ -341,10 +341,10 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 	r = &io->reads[io->nreads++];
 	*r = (struct verity_tree_read){
 		.bio = {
-			.op = VUBLK_OP_READ,
-			.len = (uint32_t)(end - off),
-			.pos = vt->tree_pos + off,
-			.buf = io->tbuf + io->tbuf_used,
+			.req = { .op = VUBLK_OP_READ,
+				 .offset = vt->tree_pos + off,
+				 .len = (uint32_t)(end - off),
+				 .buf = io->tbuf + io->tbuf_used },
 			.end_io = verity_tree_read_end,
 		},
 		.io = io,
@@ -352,8 +352,8 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 		.id = ++vq->next_read_id,
 		.busy = true,
 	};
-	io->tbuf_used += r->bio.len;
-	verity_count_tree_read(vt, io, off, r->bio.len);
+	io->tbuf_used += r->bio.req.len;
+	verity_count_tree_read(vt, io, off, r->bio.req.len);
 	io->pending++;
 	ret = vublk_backend_submit(vt->tree_be, q, &r->bio);
 	if (ret != VUBLK_IO_QUEUED)
@@ -671,11 +671,11 @@ static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
 			verity_read_error(io, "planning the tree reads", err);
 	}
 	io->data_bio = (struct vublk_bio){
-		.op = VUBLK_OP_READ,
-		.len = (uint32_t)((io->end_block - io->first_block) <<
-				  vt->log_bs),
-		.pos = verity_data_pos(vt, io),
-		.buf = io->data,
+		.req = { .op = VUBLK_OP_READ,
+			 .offset = verity_data_pos(vt, io),
+			 .len = (uint32_t)((io->end_block - io->first_block) <<
+					   vt->log_bs),
+			 .buf = io->data },
 		.end_io = verity_data_read_end,
 	};
 	io->pending++;
