@@ -252,9 +252,18 @@ static void verity_free_options(struct vublk_tgt *t)
 	verity_trust_release(t->priv);
 }
 
+/* The image's format as `vublk add --format` and veritysetup's
+ * --format=0|1 name it (type 0 is Chrome OS's). */
 static const char *verity_format_name(const struct verity_tgt *vt)
 {
-	return vt->dmv.on ? "dm-verity" : "fs-verity";
+	switch (vt->img.params.format) {
+	case MERKLE_FORMAT_DMVERITY:
+		return "dm-verity";
+	case MERKLE_FORMAT_DMVERITY_V0:
+		return "dm-verity hash type 0";
+	default:
+		return "fs-verity";
+	}
 }
 
 static void verity_release(struct verity_tgt *vt)

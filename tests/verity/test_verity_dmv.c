@@ -526,6 +526,23 @@ static void test_mixed_sizes(void)
  * every read returns the data; with data block bad_block flipped, that
  * block alone fails.
  */
+/* The format the device reports (`vublk list --json`, the start line). */
+static void check_format_reported(const char *what, const char *image,
+				  const char *const *opts, const char *want)
+{
+	struct vt_dev d;
+	char *json;
+	char field[80];
+
+	CHECK(vt_dev_open(&d, image, opts) == 0, "%s: init", what);
+	json = d.ready ? inproc_tgt_stats(&d.tgt) : NULL;
+	snprintf(field, sizeof(field), "\"format\": \"%s\"", want);
+	CHECK(json && strstr(json, field), "%s: stats without %s: %s", what,
+	      field, json ? json : "(none)");
+	free(json);
+	vt_dev_close(&d);
+}
+
 static void check_variant(const char *what, const char *format_args,
 			  const char *const *opts_extra, unsigned bs,
 			  uint64_t bad_block)
@@ -542,6 +559,9 @@ static void check_variant(const char *what, const char *format_args,
 	snprintf(opt_hash, sizeof(opt_hash), "hash-device=%s", hash);
 	snprintf(opt_root, sizeof(opt_root), "root-hash=%s", root);
 	check_reads(what, data_path, opts, bs, 0, 0);
+	check_format_reported(what, data_path, opts,
+			      strstr(format_args, "--format=0") ?
+			      "dm-verity hash type 0" : "dm-verity");
 	snprintf(bad, sizeof(bad), "%s/data.variant", dir);
 	CHECK(copy(data_path, bad) == 0 &&
 	      flip(bad, bad_block * bs + bs / 2) == 0, "%s: tamper", what);
