@@ -180,11 +180,11 @@ static void file_submit_rw(struct vublk_queue *q, struct vublk_bio *bio)
 			io_uring_prep_write_fixed(sqe, fb->fd, at, len, pos,
 						  (int)bio->req.buf_index);
 	} else if (read) {
-		io_uring_prep_read(sqe, fb->fd, (char *)bio->req.buf + bio->done,
-				   len, pos);
+		io_uring_prep_read(sqe, fb->fd,
+				   (char *)bio->req.buf + bio->done, len, pos);
 	} else {
-		io_uring_prep_write(sqe, fb->fd, (char *)bio->req.buf + bio->done,
-				    len, pos);
+		io_uring_prep_write(sqe, fb->fd,
+				    (char *)bio->req.buf + bio->done, len, pos);
 	}
 	if (!read && (bio->req.flags & VUBLK_REQ_FUA))
 		sqe->rw_flags = RWF_DSYNC;
@@ -205,7 +205,8 @@ static void file_submit_other(struct vublk_queue *q, struct vublk_bio *bio)
 			mode |= FALLOC_FL_ZERO_RANGE;
 		else
 			mode |= FALLOC_FL_PUNCH_HOLE;
-		io_uring_prep_fallocate(sqe, fb->fd, mode, bio->req.offset, bio->req.len);
+		io_uring_prep_fallocate(sqe, fb->fd, mode, bio->req.offset,
+					bio->req.len);
 	}
 	vublk_sqe_set_event(sqe, &bio->ev);
 }

@@ -262,8 +262,8 @@ static int nbd_cmd_done(void *user_data, int *error)
 static bool nbd_bio_fua_by_flush(const struct nbd_backend *nb,
 				 const struct vublk_bio *bio)
 {
-	return bio->req.op == VUBLK_OP_WRITE && (bio->req.flags & VUBLK_REQ_FUA) &&
-	       nb->can_flush && !nb->can_fua;
+	return bio->req.op == VUBLK_OP_WRITE &&
+	       (bio->req.flags & VUBLK_REQ_FUA) && nb->can_flush && !nb->can_fua;
 }
 
 /* One command: [off, off + len) of bio, or its FLUSH. */
@@ -332,15 +332,16 @@ static void nbd_issue_refused(struct nbd_queue *nq, struct vublk_bio *bio)
 	bio->sends--;
 	if (nbd_log_allowed(nq))
 		vublk_error("nbd %s: %s of %u bytes at byte %" PRIu64 " not sent: %s; reconnecting",
-			    nq->nb->uri, nbd_op_names[bio->req.op], bio->req.len,
-			    bio->req.offset, nq->conn->why);
+			    nq->nb->uri, nbd_op_names[bio->req.op],
+			    bio->req.len, bio->req.offset, nq->conn->why);
 }
 
 /* Send bio on the queue's connection (connected). */
 static void nbd_send(struct nbd_queue *nq, struct vublk_bio *bio)
 {
 	const struct nbd_backend *nb = nq->nb;
-	bool flush = bio->req.op == VUBLK_OP_FLUSH || bio->done == bio->req.len;
+	bool flush = bio->req.op == VUBLK_OP_FLUSH ||
+		     bio->done == bio->req.len;
 	bool split = !flush && (bio->req.op == VUBLK_OP_READ ||
 				bio->req.op == VUBLK_OP_WRITE);
 	uint32_t off = 0;
@@ -392,8 +393,9 @@ static void nbd_bio_fail(struct nbd_queue *nq, struct vublk_bio *bio,
 	nbd_count(&nq->nb->counters.requests_failed);
 	if (nbd_log_allowed(nq))
 		vublk_error("nbd %s: %s of %u bytes at byte %" PRIu64 " failed with EIO: %s (sent %u times; --retry=%u, --timeout=%" PRIu64 ")",
-			    nq->nb->uri, nbd_op_names[bio->req.op], bio->req.len,
-			    bio->req.offset, why, bio->sends, nq->nb->retries,
+			    nq->nb->uri, nbd_op_names[bio->req.op],
+			    bio->req.len, bio->req.offset, why, bio->sends,
+			    nq->nb->retries,
 			    nq->nb->timeout_ns / 1000000000u);
 	bio->end_io(bio->q, bio, -EIO);
 }
@@ -456,7 +458,8 @@ static void nbd_bio_finish(struct nbd_queue *nq, struct vublk_bio *bio)
 		if (nbd_log_allowed(nq))
 			vublk_error("nbd %s: %s of %u bytes at byte %" PRIu64 " (block %" PRIu64 " of 512 bytes): the server answered %s",
 				    nq->nb->uri, nbd_op_names[bio->req.op],
-				    bio->req.len, bio->req.offset, bio->req.offset >> 9,
+				    bio->req.len, bio->req.offset,
+				    bio->req.offset >> 9,
 				    strerror(-bio->res));
 	}
 	bio->end_io(bio->q, bio, vublk_bio_result(bio, bio->res));

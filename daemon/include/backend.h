@@ -46,8 +46,8 @@ struct vublk_bio {
 	 * it (target.h): op, flags (VUBLK_REQ_FUA, _NOUNMAP, _FIXED_BUF:
 	 * buf_index instead of buf, where the backend has fixed_buffers),
 	 * offset in the store, len (0 for FLUSH) and buf (READ fills, WRITE
-	 * reads; O_DIRECT-aligned).  One struct, so that a target passing
-	 * a request through copies it whole (loop_queue_io()).
+	 * reads; O_DIRECT-aligned).  One struct, whose fields a target
+	 * passing a request through copies as they are (loop_queue_io()).
 	 */
 	struct vublk_req req;
 	vublk_bio_end_fn end_io;

@@ -297,7 +297,8 @@ static void verity_tree_read_end(struct vublk_queue *q, struct vublk_bio *bio,
 
 	r->busy = false;
 	if (res >= 0)
-		res = merkle_cache_fill(vt->tree, r->off, bio->req.buf, bio->req.len);
+		res = merkle_cache_fill(vt->tree, r->off, bio->req.buf,
+					bio->req.len);
 	if (res)
 		verity_read_error(io, "reading the Merkle tree", res);
 	verity_wake_waiters(q, r->id);

@@ -9,7 +9,8 @@
 # then rounds of 64 (128 add and del operations each), at least one and
 # at most ROUNDS (two: the second reuses every id and char device the
 # first freed; a leak per device shows 64-fold in either), each only
-# while the rounds so far leave it time within BUDGET seconds: under TCG on a busy host a round takes 1-7 minutes
+# while the rounds so far leave it time within BUDGET seconds: under TCG
+# on a busy host a round takes 1-7 minutes
 # (every add and del is a process start and a device set-up or tear-down,
 # all CPU-bound), on an idle one well under a minute, so the test ends in
 # bounded time and does as many operations as the machine allows (it
