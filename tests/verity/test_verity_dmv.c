@@ -73,7 +73,9 @@ static int copy(const char *from, const char *to)
 {
 	char cmd[600];
 
-	snprintf(cmd, sizeof(cmd), "cp %s %s", from, to);
+	if ((size_t)snprintf(cmd, sizeof(cmd), "cp %s %s", from, to) >=
+	    sizeof(cmd))
+		return -1;
 	return system(cmd);
 }
 

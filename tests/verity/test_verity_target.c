@@ -345,8 +345,9 @@ static bool fixture_word(const char *name, const char *path, char *out,
 	bool found = false;
 	FILE *f;
 
-	snprintf(file, sizeof(file), "%s/%s", getenv("VUBLK_F2FS_FIXTURES"),
-		 name);
+	if ((size_t)snprintf(file, sizeof(file), "%s/%s",
+			     getenv("VUBLK_F2FS_FIXTURES"), name) >= sizeof(file))
+		return false;
 	f = fopen(file, "r");
 	while (f && !found && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
@@ -355,7 +356,7 @@ static bool fixture_word(const char *name, const char *path, char *out,
 			*sp = '\0';
 			/* sha256sum's two spaces */
 			line[strcspn(line, " ")] = '\0';
-			snprintf(out, size, "%s", line);
+			memcpy(out, line, strlen(line) + 1);	/* < size */
 			found = true;
 		}
 	}

@@ -439,7 +439,7 @@ int vv_f2fs_check(const struct vv_f2fs_image *im, unsigned threads,
  */
 void vv_f2fs_file_error(FILE *out, const struct vv_f2fs_image *im,
 			const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5), nonnull(4)));
 
 /*
  * Open the image name (a file or block device) with open(2) flags
