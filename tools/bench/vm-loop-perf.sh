@@ -20,7 +20,8 @@
 #   tools/bench/vm-loop-perf.sh [-q QUEUES] [-d DEPTH] [-j FIO_JOBS]
 #                               [-t SECONDS] [--qd QD] [--size MIB]
 #                               [--rounds N] [--kernel=6.12|7.3]
-#                               [--alt-build DIR]
+#                               [--alt-build DIR] [--backing scratch|ramdisk]
+#                               [--only RW] [--icount SHIFT]
 #   -q   device queues (default 2)       -d  device depth (default 128)
 #   -j   fio jobs per workload (default 1) -t seconds per run (default 5)
 #   --qd fio iodepth of the 4 KiB jobs (default 32; 1 MiB reads use 4)
@@ -29,13 +30,25 @@
 #   --kernel=K  the lab kernel to boot (tests/vm/run --kernel)
 #   --alt-build DIR  also measure DIR/daemon/vublk --direct (another build,
 #        e.g. one with a different per-request buffer) in the same guest
+#   --backing ramdisk  the file on ext4 on a RAM block device (brd, tests/vm/run
+#        --ramdisk) instead of the scratch disk: the same filesystem and
+#        block layer, O_DIRECT included, but no I/O leaves the guest, so
+#        every configuration costs only guest CPU (with --icount, guest
+#        instructions).  (Not tmpfs: a perf profile on 7.3 showed
+#        io_uring handing vublk's reads of a tmpfs file to its worker
+#        threads, a cost that a file on ext4 does not have.)
+#   --only RW  only the workloads of fio --rw=RW (randread, randwrite, read)
+#   --icount SHIFT  boot the guest with tests/vm/run --icount SHIFT: a
+#        guest clock that counts instructions, so that rates in guest
+#        time do not move with the host's load (with --backing ramdisk)
 # Environment: VUBLK_BUILD (default build).  Inside the VM (VUBLK_IN_VM=1)
 # it runs the measurements itself.
 set -uo pipefail
 
 ME=tools/bench/vm-loop-perf.sh
 QUEUES=2 DEPTH=128 JOBS=1 SECS=5 QD=32 SIZE_MIB=1024 ALT_BUILD= ROUNDS=1
-KERNEL_ARG=()
+BACKING=scratch ONLY=
+VM_ARGS=()
 
 die() { echo "$ME: error: $*" >&2; exit 1; }
 
@@ -54,7 +67,12 @@ parse_args() {
 		--qd) QD=$2; shift 2 ;;
 		--size) SIZE_MIB=$2; shift 2 ;;
 		--rounds) ROUNDS=$2; shift 2 ;;
-		--kernel=*) KERNEL_ARG=("$1"); shift ;;
+		--kernel=*) VM_ARGS+=("$1"); shift ;;
+		--icount) VM_ARGS+=(--icount "$2"); shift 2 ;;
+		--backing) BACKING=$2; shift 2
+			[[ $BACKING == @(scratch|ramdisk) ]] || die "--backing '$BACKING': give scratch or ramdisk" ;;
+		--only) ONLY=$2; shift 2
+			[[ $ONLY == @(randread|randwrite|read) ]] || die "--only '$ONLY': give randread, randwrite or read" ;;
 		--alt-build) ALT_BUILD=$(realpath "$2") || die "--alt-build '$2': no such directory"
 			shift 2 ;;
 		-h|--help) usage ;;
@@ -77,8 +95,15 @@ blk_name() {
 	echo "$dev"
 }
 
-# blk_reads NAME: "reads-completed sectors-read" of /sys/class/block/NAME.
-blk_reads() { awk '{ print $1, $3 }' "/sys/class/block/$1/stat"; }
+# blk_reads NAME: "reads-completed sectors-read" of /sys/class/block/NAME
+# ("0 0" where there is none).
+blk_reads() {
+	if [ -e "/sys/class/block/$1/stat" ]; then
+		awk '{ print $1, $3 }' "/sys/class/block/$1/stat"
+	else
+		echo 0 0
+	fi
+}
 
 # fio_run NAME TARGET RW BS QD: one time-based fio run on TARGET; prints
 # IOPS for 4 KiB jobs, MB/s for the 1 MiB one.  For reads, the average
@@ -107,7 +132,8 @@ print("%.0f" % (io["iops"] if sys.argv[3] != "1M" else io["bw_bytes"] / 1e6))
 ' "$out" "$rw" "$bs"
 }
 
-WORKLOADS=("randread 4k" "randwrite 4k" "read 1M")
+WORKLOADS_ALL=("randread 4k" "randwrite 4k" "read 1M")
+WORKLOADS=()
 LABELS=()		# configurations, in table order
 declare -A HEADER	# label -> table header
 declare -A HOW		# label -> "raw" | "ublk VUBLK OPTIONS..." | "kloop OPTIONS..."
@@ -229,12 +255,18 @@ guest_main() {
 	[ -x "$VUBLK" ] || die "$VUBLK is missing: build first (ninja -C build)"
 	[ -e /dev/ublk-control ] || die "no /dev/ublk-control: ublk_drv is not loaded"
 	FILE=${VUBLK_SCRATCH:?}/loop-perf.img
+	[ "$BACKING" = ramdisk ] && FILE=${VUBLK_RAM_DIR:?}/loop-perf.img
+	local w
+	for w in "${WORKLOADS_ALL[@]}"; do
+		[ -n "$ONLY" ] && [ "${w%% *}" != "$ONLY" ] && continue
+		WORKLOADS+=("$w")
+	done
 	# Real blocks, not holes: reads of a hole cost the disk nothing.
 	fio --name=fill --filename="$FILE" --size="${SIZE_MIB}M" --rw=write --bs=1M \
 		--ioengine=io_uring --direct=1 --iodepth=8 >/dev/null ||
 		die "cannot fill $FILE"
 	echo "guest: $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo)," \
-		"scratch $(findmnt -no SOURCE,FSTYPE "$VUBLK_SCRATCH" | tr '\n' ' ')," \
+		"file on $(findmnt -no SOURCE,FSTYPE --target "$FILE" | tr '\n' ' ')," \
 		"file ${SIZE_MIB} MiB; vublk -q $QUEUES -d $DEPTH; fio $(fio --version)" \
 		"io_uring direct=1, $JOBS job(s), ${SECS} s + 1 s ramp per run, QD $QD (1 MiB: QD 4)" >&2
 	config raw "file O_DIRECT" raw
@@ -266,5 +298,7 @@ if [ -n "${VUBLK_IN_VM:-}" ]; then
 	guest_main
 else
 	cd "$(dirname "$0")/../.." || exit 1
-	exec tests/vm/run "${KERNEL_ARG[@]}" --timeout $((2400 * ROUNDS)) -- "$ME" "$@"
+	# ext4's own blocks on top of the file's.
+	[ "$BACKING" = ramdisk ] && VM_ARGS+=(--ramdisk $((SIZE_MIB + SIZE_MIB / 16 + 64)))
+	exec tests/vm/run "${VM_ARGS[@]}" --timeout $((2400 * ROUNDS)) -- "$ME" "$@"
 fi
