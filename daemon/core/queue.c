@@ -259,10 +259,13 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 	 * The driver refused the command: the tag is no longer armed, and
 	 * if a request was committed with it, that request still waits in
 	 * the kernel.  Nothing can re-arm it safely, so the queue stops;
-	 * the device is then stopped, which fails whatever waits.
+	 * the device is then stopped, which fails whatever waits.  One
+	 * line per queue: a driver that refuses one command usually
+	 * refuses every tag's, and 128 lines would hide the first.
 	 */
-	vublk_error("queue %u tag %u: the ublk driver refused a command: %s; stopping the device so that no request waits forever",
-		    qc->pub.q_id, tag, strerror(-res));
+	if (!qc->failed)
+		vublk_error("queue %u tag %u: the ublk driver refused a command: %s; stopping the device so that no request waits forever",
+			    qc->pub.q_id, tag, strerror(-res));
 	qc->failed = true;
 }
 
@@ -274,8 +277,9 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 static void ublk_queue_handle_unreg_cqe(struct ublk_queue_ctx *qc,
 					unsigned tag, int res)
 {
-	vublk_error("queue %u tag %u: the ublk driver refused to release the request's pages (zero copy): %s; stopping the device so that no request waits forever",
-		    qc->pub.q_id, tag, strerror(-res));
+	if (!qc->failed)
+		vublk_error("queue %u tag %u: the ublk driver refused to release the request's pages (zero copy): %s; stopping the device so that no request waits forever",
+			    qc->pub.q_id, tag, strerror(-res));
 	qc->failed = true;
 }
 
