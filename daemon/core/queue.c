@@ -244,6 +244,21 @@ static void ublk_queue_handle_reg_cqe(struct ublk_queue_ctx *qc,
 	ublk_queue_to_target(qc, tag, &qc->registering[tag]);
 }
 
+/*
+ * The driver refused what a tag needed (what: "a command", ...): the
+ * queue stops, and the device with it, which fails whatever waits.  One
+ * line per queue: a driver that refuses one tag's command usually
+ * refuses every tag's, and 128 lines would hide the first.
+ */
+static void ublk_queue_stop_refused(struct ublk_queue_ctx *qc, unsigned tag,
+				    const char *what, int res)
+{
+	if (!qc->failed)
+		vublk_error("queue %u tag %u: the ublk driver refused %s: %s; stopping the device so that no request waits forever",
+			    qc->pub.q_id, tag, what, strerror(-res));
+	qc->failed = true;
+}
+
 static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 				      unsigned tag, int res)
 {
@@ -258,15 +273,9 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 	/*
 	 * The driver refused the command: the tag is no longer armed, and
 	 * if a request was committed with it, that request still waits in
-	 * the kernel.  Nothing can re-arm it safely, so the queue stops;
-	 * the device is then stopped, which fails whatever waits.  One
-	 * line per queue: a driver that refuses one command usually
-	 * refuses every tag's, and 128 lines would hide the first.
+	 * the kernel.  Nothing can re-arm it safely, so the queue stops.
 	 */
-	if (!qc->failed)
-		vublk_error("queue %u tag %u: the ublk driver refused a command: %s; stopping the device so that no request waits forever",
-			    qc->pub.q_id, tag, strerror(-res));
-	qc->failed = true;
+	ublk_queue_stop_refused(qc, tag, "a command", res);
 }
 
 /*
@@ -277,10 +286,8 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 static void ublk_queue_handle_unreg_cqe(struct ublk_queue_ctx *qc,
 					unsigned tag, int res)
 {
-	if (!qc->failed)
-		vublk_error("queue %u tag %u: the ublk driver refused to release the request's pages (zero copy): %s; stopping the device so that no request waits forever",
-			    qc->pub.q_id, tag, strerror(-res));
-	qc->failed = true;
+	ublk_queue_stop_refused(qc, tag,
+				"to release the request's pages (zero copy)", res);
 }
 
 static void ublk_queue_handle_cqe(struct ublk_queue_ctx *qc,
