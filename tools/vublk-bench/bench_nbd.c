@@ -42,9 +42,11 @@ static int bench_nbd_run(const struct bench_args *a,
 		return 1;
 	if (!bench_run_loop(&r)) {
 		*rate = r.done / r.elapsed;
-		printf("%-34s %9.1f MB/s %9.0f IOPS (%" PRIu64 " requests, %.2f s",
+		/* CPU: this process's, i.e. the whole client (the queue
+		 * runs in the bench's thread), none of the server's. */
+		printf("%-34s %9.1f MB/s %9.0f IOPS (%" PRIu64 " requests, %.2f s, %.2f s CPU",
 		       label, *rate / 1e6, r.requests / r.elapsed, r.requests,
-		       r.elapsed);
+		       r.elapsed, r.cpu);
 		if (mode) {
 			reads = inproc_tgt_counter(&r.tgt, "tree_reads");
 			printf(", %" PRIu64 " tree reads", reads);
