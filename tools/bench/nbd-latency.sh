@@ -14,16 +14,21 @@
 #
 # Usage (from the repo, on the host):
 #   tools/bench/nbd-latency.sh [--rounds N] [--size SIZE] [--seconds N]
-#                              [--delays "0 1 5"] [--plot PREFIX] [BUILD]
+#                              [--delays "0 1 5"] [--plot PREFIX]
+#                              [--server-cpu N] [BUILD]
 #   BUILD: the build directory (default build); delays in whole
 #   milliseconds (nbdkit 1.32's delay filter takes no fractions).
 #   --plot PREFIX: vublk-bench --plot charts of the last round (one
 #   round: every bar of a chart from the same minutes), PREFIX-seq.svg
 #   and PREFIX-rand.svg, a group of bars per latency (needs gnuplot).
+#   --server-cpu N: nbdkit runs on CPU N only and vublk-bench on every
+#   other CPU (taskset), as if the server were another machine: without
+#   it, on a small host, the server's CPU time and the client's hashing
+#   compete for the same CPUs.
 set -uo pipefail
 
 ME=tools/bench/nbd-latency.sh
-rounds=3 size=256M seconds=3 delays="0 1 2 5" build=build plot=
+rounds=3 size=256M seconds=3 delays="0 1 2 5" build=build plot= server_cpu=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:-}; shift 2 ;;
@@ -31,7 +36,8 @@ while [ $# -gt 0 ]; do
 	--seconds) seconds=${2:-}; shift 2 ;;
 	--delays) delays=${2:-}; shift 2 ;;
 	--plot) plot=${2:-}; shift 2 ;;
-	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--server-cpu) server_cpu=${2:-}; shift 2 ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) build=$1; shift ;;
 	esac
@@ -42,6 +48,17 @@ for x in "$BENCH" "$VV"; do
 	[ -x "$x" ] || { echo "$ME: $x is not built (ninja -C $build)" >&2; exit 2; }
 done
 command -v nbdkit >/dev/null || { echo "$ME: nbdkit is not installed" >&2; exit 2; }
+# --server-cpu: the commands that start nbdkit and vublk-bench.
+SERVER_PIN=() CLIENT_PIN=()
+if [ -n "$server_cpu" ]; then
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	[[ $server_cpu =~ ^[0-9]+$ ]] && [ "$server_cpu" -lt "$ncpu" ] && [ "$ncpu" -ge 2 ] ||
+		{ echo "$ME: --server-cpu '$server_cpu': give a CPU number below $ncpu, on a host of 2 CPUs or more" >&2; exit 2; }
+	command -v taskset >/dev/null ||
+		{ echo "$ME: --server-cpu needs taskset (apt-get install util-linux)" >&2; exit 2; }
+	SERVER_PIN=(taskset -c "$server_cpu")
+	CLIENT_PIN=(taskset -c "$(seq 0 $((ncpu - 1)) | grep -vx "$server_cpu" | paste -sd,)")
+fi
 if [ -n "$plot" ]; then
 	command -v gnuplot >/dev/null ||
 		{ echo "$ME: --plot needs gnuplot (apt-get install gnuplot-nox)" >&2; exit 2; }
@@ -65,7 +82,7 @@ URI="nbd+unix:///?socket=$D/sock"
 serve() {
 	[ -n "$server" ] && kill "$server" && wait "$server" 2>/dev/null
 	rm -f "$D/sock" "$D/pid"
-	nbdkit -f --threads=64 -U "$D/sock" -P "$D/pid" --filter=delay \
+	"${SERVER_PIN[@]}" nbdkit -f --threads=64 -U "$D/sock" -P "$D/pid" --filter=delay \
 		-r file "$D/img" delay-read="${1}ms" &
 	server=$!
 	for _ in $(seq 100); do [ -s "$D/pid" ] && return 0; sleep 0.05; done
@@ -82,7 +99,7 @@ bench() {
 	if [ -n "$plot" ] && [ "$round" = "$rounds" ] && [ "$row" != probe ]; then
 		set -- "$@" --plot="$plot-$row.svg" --plot-label="$ms ms"
 	fi
-	"$BENCH" nbd "$URI" "$@" 2>/dev/null | awk -v ms="$ms" -v row="$row" '
+	"${CLIENT_PIN[@]}" "$BENCH" nbd "$URI" "$@" 2>/dev/null | awk -v ms="$ms" -v row="$row" '
 		/^unverified/ { print ms, row, "unverified", $4, $6 }
 		/^verified/ { m = $3; sub(/\)/, "", m); print ms, row, m, $4, $6 }'
 }
