@@ -5,9 +5,10 @@
 # alternate the builds run by run, then the median of each row: verified
 # read MB/s per CPU second of each build, their ratio (second / first),
 # each as a ratio to raw SHA-256 and to merkle_hash_blocks measured in
-# the same run (the limits of the issue-19 goals), and B's ratio to
-# "read + hashing" (the unverified read plus the hashing: what a verified
-# read could reach; "-" if B's vublk-bench does not print it).  For "no
+# the same run (the limits of the issue-19 goals; each build against its
+# own merkle_hash_blocks, which a change to lib/merkle moves), and B's
+# ratio to "read + hashing" (the unverified read plus the hashing: what a
+# verified read could reach; "-" if B's vublk-bench does not print it).  For "no
 # path got slower" checks of a change.  This is a benchmark, not a test.
 #
 # Usage (from the repo, on the host):
@@ -87,20 +88,21 @@ printf '%-28s %8s %8s %6s %6s %6s %6s %6s %7s\n' "row (MB/s per CPU s)" A B "B /
 for row in "${rows[@]}"; do
 	name=${row%%|*} args=${row#*|}
 	[[ $name == *"$only"* ]] || continue
-	ra=() rb=() raw=() mhb=() bound=()
+	ra=() rb=() raw=() mhba=() mhbb=() bound=()
 	for ((i = 1; i <= rounds; i++)); do
 		read -r x r1 m1 _ < <(run "$a" $args) || { echo "$ME: $a failed on: $args" >&2; exit 1; }
 		read -r y r2 m2 b2 < <(run "$b" $args) || { echo "$ME: $b failed on: $args" >&2; exit 1; }
-		ra+=("$x") rb+=("$y") raw+=("$r1" "$r2") mhb+=("$m1" "$m2")
+		ra+=("$x") rb+=("$y") raw+=("$r1" "$r2") mhba+=("$m1") mhbb+=("$m2")
 		[ "$b2" = - ] || bound+=("$(awk -v y="$y" -v b="$b2" 'BEGIN { print y / b }')")
 	done
 	ma=$(printf '%s\n' "${ra[@]}" | median)
 	mb=$(printf '%s\n' "${rb[@]}" | median)
 	mr=$(printf '%s\n' "${raw[@]}" | median)
-	mm=$(printf '%s\n' "${mhb[@]}" | median)
+	mma=$(printf '%s\n' "${mhba[@]}" | median)
+	mmb=$(printf '%s\n' "${mhbb[@]}" | median)
 	mbound=$( ((${#bound[@]})) && printf '%s\n' "${bound[@]}" | median || echo -)
-	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" -v m="$mm" -v bb="$mbound" 'BEGIN {
+	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" -v ma="$mma" -v mb="$mmb" -v bb="$mbound" 'BEGIN {
 		printf "%-28s %8.1f %8.1f %6.3f %6.3f %6.3f %6.3f %6.3f %7s\n", n, a, b,
-			b / a, a / r, b / r, a / m, b / m,
+			b / a, a / r, b / r, a / ma, b / mb,
 			bb == "-" ? "-" : sprintf("%.3f", bb) }'
 done
