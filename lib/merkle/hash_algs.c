@@ -370,7 +370,7 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 				  uint8_t *out)
 {
 	if (h->sha_ni) {
-		merkle_sha256_ni_finup1(&h->sha256_salted, block, len, out);
+		merkle_sha256_ni_finup(&h->sha256_salted, &block, 1, len, out);
 		return 0;
 	}
 	if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
@@ -383,10 +383,13 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 }
 
 /*
- * With the SHA extensions, blocks go through merkle_sha256_ni_finup2() in
- * pairs, as fs/verity/verify.c: fsverity_verify_pending_blocks() hashes
- * two pending data blocks with sha256_finup_2x(), and a lone last one
- * alone.
+ * With the SHA extensions, blocks go through merkle_sha256_ni_finup() four
+ * at a time, then a pair, then a lone last one.  fs/verity/verify.c:
+ * fsverity_verify_pending_blocks() hashes two pending data blocks with
+ * sha256_finup_2x(); four lanes keep the SHA unit busier still where one
+ * lane's rounds are latency-bound: per 4 KiB block, 1.33 us against 1.59
+ * us for two lanes and 2.37 us for one on this lab's AMD Zen 5 (docs/
+ * PERFORMANCE.md, "Four lanes").
  */
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,
@@ -396,10 +399,14 @@ int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 	size_t i = 0;
 	int err = 0;
 
-	for (; h->sha_ni && i + 2 <= n; i += 2)
-		merkle_sha256_ni_finup2(&h->sha256_salted, blocks[i],
-					blocks[i + 1], h->block_size,
-					out + i * ds, out + (i + 1) * ds);
+	if (h->sha_ni) {
+		for (size_t lanes = SHA256_NI_MAX_LANES; lanes > 1; lanes /= 2)
+			for (; i + lanes <= n; i += lanes)
+				merkle_sha256_ni_finup(&h->sha256_salted,
+						       blocks + i, lanes,
+						       h->block_size,
+						       out + i * ds);
+	}
 	for (; i < n && !err; i++)
 		err = merkle_hasher_hash_one(h, blocks[i], h->block_size,
 					     out + i * ds);

@@ -17,10 +17,10 @@
 
 /*
  * SHA-256 on the x86 SHA extensions (sha256_ni.c): of one message, or of
- * two at once (the kernel's sha256_finup_2x()).  A prefix is the state
- * after the whole 64-byte blocks of the salt, and the salt's last bytes
- * that do not fill one (none for fs-verity's padded salt; dm-verity's
- * usual 32-byte salt is all tail).
+ * two or four at once, interleaved (the kernel's sha256_finup_2x(), and
+ * twice that).  A prefix is the state after the whole 64-byte blocks of
+ * the salt, and the salt's last bytes that do not fill one (none for
+ * fs-verity's padded salt; dm-verity's usual 32-byte salt is all tail).
  */
 struct merkle_sha256_prefix {
 	uint32_t state[8];
@@ -34,24 +34,24 @@ bool merkle_sha256_ni_usable(void);
 /* The prefix of len bytes of data (any length). */
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len);
-/* SHA-256(prefix || data0) and SHA-256(prefix || data1), each len bytes,
- * len a multiple of 64 and at least 64. */
-void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
-			     const uint8_t *data0, const uint8_t *data1,
-			     size_t len, uint8_t out0[32], uint8_t out1[32]);
-/* SHA-256(prefix || data), len as above. */
-void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
-			     const uint8_t *data, size_t len, uint8_t out[32]);
+/* Most messages merkle_sha256_ni_finup() hashes at once. */
+#define SHA256_NI_MAX_LANES 4
+/* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (1, 2 or
+ * SHA256_NI_MAX_LANES); each message len bytes, len a multiple of 64 and
+ * at least 64. */
+void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
+			    const uint8_t *const data[], size_t lanes,
+			    size_t len, uint8_t *out);
 
 /*
  * A salted block hasher (hash_algs.c).  The padded salt is hashed once into
  * 'salted'; each block then starts from a copy of that state, as
  * fsverity-utils does with its salted hash_init.  Both contexts are reused
  * for every block, so hashing a block allocates nothing of ours.  For
- * SHA-256 on a CPU with the SHA extensions, blocks go two at a time
- * through merkle_sha256_ni_finup2() from sha256_salted instead, as the
- * kernel's fsverity_verify_pending_blocks() does, and a lone one through
- * merkle_sha256_ni_finup1().
+ * SHA-256 on a CPU with the SHA extensions, blocks go four or two at a
+ * time through merkle_sha256_ni_finup() from sha256_salted instead (the
+ * kernel's fsverity_verify_pending_blocks() hashes two at once), and a
+ * lone one alone.
  */
 struct merkle_hasher {
 	EVP_MD_CTX *salted;	/* state after the salt prefix */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sha256_ni.c - SHA-256 on the x86 SHA extensions, of one message, or of
- * two equal-length messages at once, interleaved.
+ * two or four equal-length messages at once, interleaved.
  *
  * The kernel's sha256_finup_2x() (lib/crypto; x86: sha256_ni_finup2x()
  * in lib/crypto/x86/sha256-ni-asm.S), which fs/verity/verify.c uses since
@@ -12,6 +12,15 @@
  * gaps.  Its commit measured +64% (AMD Zen 5) to +98% (Zen 4) for 4 KiB
  * messages, +4..38% on Intel.  fs-verity's data blocks are all hashed from
  * the same salted state and have the same length, which is all this needs.
+ *
+ * Two lanes still leave the unit idle part of the time on AMD Zen 5: four
+ * lanes hash a 4 KiB block in 1.33 us of CPU where two take 1.59 and one
+ * 2.37 (this lab's host; docs/PERFORMANCE.md, "Four lanes"), although
+ * four lanes' state does not fit the 16 XMM registers that the SHA
+ * instructions can name.  A server has many requests' blocks in hand at
+ * once, so groups of four are common (random 4 KiB reads at depth 16).
+ * Not measured on Intel, where two lanes gained least: a CPU on which
+ * four lanes lose to two should get a per-CPU choice, measured.
  *
  * A lone message (a block without a partner: a 4 KiB random read, an odd
  * last block) goes through one lane of the same code: as fast as
@@ -163,65 +172,82 @@ SHA256_TARGET static inline void sha256_lane_4rounds(struct sha256_lane *l,
 }
 
 /*
- * Compress nblocks 64-byte blocks of each of two messages into their
- * states.  The two lanes' instructions alternate so that the CPU can run
- * them side by side; the loops are unrolled so that the lanes stay in
- * registers.
+ * Compress nblocks 64-byte blocks of each of 'lanes' messages into their
+ * states.  The lanes' instructions alternate so that the CPU can run them
+ * side by side; the loops are unrolled so that the lanes stay in
+ * registers (four lanes do not fit the 16 XMM registers that the SHA
+ * instructions can name: the compiler keeps some message words in
+ * memory, which the schedule instructions read as operands).  Inlined
+ * into one function per lane count, so that lanes is a constant.
  */
-SHA256_TARGET static void sha256_blocks_2x(uint32_t state[2][8],
-					   const uint8_t *data0,
-					   const uint8_t *data1,
-					   size_t nblocks)
+SHA256_TARGET static inline __attribute__((always_inline)) void
+sha256_blocks_lanes(uint32_t state[][8], const uint8_t *const data[],
+		    size_t nblocks, const int lanes)
 {
-	struct sha256_lane a, b;
+	struct sha256_lane l[SHA256_NI_MAX_LANES];
+	__m128i abef[SHA256_NI_MAX_LANES], cdgh[SHA256_NI_MAX_LANES];
 
-	sha256_lane_load(&a, state[0]);
-	sha256_lane_load(&b, state[1]);
+	for (int j = 0; j < lanes; j++)
+		sha256_lane_load(&l[j], state[j]);
 	for (size_t i = 0; i < nblocks; i++) {
-		__m128i a_abef = a.abef, a_cdgh = a.cdgh;
-		__m128i b_abef = b.abef, b_cdgh = b.cdgh;
-
-		sha256_lane_message(&a, data0 + 64 * i);
-		sha256_lane_message(&b, data1 + 64 * i);
+#pragma GCC unroll 4
+		for (int j = 0; j < lanes; j++) {
+			abef[j] = l[j].abef;
+			cdgh[j] = l[j].cdgh;
+			sha256_lane_message(&l[j], data[j] + 64 * i);
+		}
 #pragma GCC unroll 16
 		for (int g = 0; g < 16; g++) {
-			sha256_lane_4rounds(&a, g);
-			sha256_lane_4rounds(&b, g);
+#pragma GCC unroll 4
+			for (int j = 0; j < lanes; j++)
+				sha256_lane_4rounds(&l[j], g);
 		}
-		a.abef = _mm_add_epi32(a.abef, a_abef);
-		a.cdgh = _mm_add_epi32(a.cdgh, a_cdgh);
-		b.abef = _mm_add_epi32(b.abef, b_abef);
-		b.cdgh = _mm_add_epi32(b.cdgh, b_cdgh);
+#pragma GCC unroll 4
+		for (int j = 0; j < lanes; j++) {
+			l[j].abef = _mm_add_epi32(l[j].abef, abef[j]);
+			l[j].cdgh = _mm_add_epi32(l[j].cdgh, cdgh[j]);
+		}
 	}
-	sha256_lane_store(&a, state[0]);
-	sha256_lane_store(&b, state[1]);
+	for (int j = 0; j < lanes; j++)
+		sha256_lane_store(&l[j], state[j]);
 }
 
-/* The same for one message: one lane. */
-SHA256_TARGET static void sha256_blocks_1x(uint32_t state[8],
-					   const uint8_t *data, size_t nblocks)
+typedef void sha256_blocks_fn(uint32_t state[][8], const uint8_t *const data[],
+			      size_t nblocks);
+
+SHA256_TARGET static void sha256_blocks_1x(uint32_t state[][8],
+					   const uint8_t *const data[],
+					   size_t nblocks)
 {
-	struct sha256_lane a;
-
-	sha256_lane_load(&a, state);
-	for (size_t i = 0; i < nblocks; i++) {
-		__m128i a_abef = a.abef, a_cdgh = a.cdgh;
-
-		sha256_lane_message(&a, data + 64 * i);
-#pragma GCC unroll 16
-		for (int g = 0; g < 16; g++)
-			sha256_lane_4rounds(&a, g);
-		a.abef = _mm_add_epi32(a.abef, a_abef);
-		a.cdgh = _mm_add_epi32(a.cdgh, a_cdgh);
-	}
-	sha256_lane_store(&a, state);
+	sha256_blocks_lanes(state, data, nblocks, 1);
 }
+
+SHA256_TARGET static void sha256_blocks_2x(uint32_t state[][8],
+					   const uint8_t *const data[],
+					   size_t nblocks)
+{
+	sha256_blocks_lanes(state, data, nblocks, 2);
+}
+
+SHA256_TARGET static void sha256_blocks_4x(uint32_t state[][8],
+					   const uint8_t *const data[],
+					   size_t nblocks)
+{
+	sha256_blocks_lanes(state, data, nblocks, 4);
+}
+
+/* By lane count: the counts merkle_sha256_ni_finup() takes. */
+static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
+	[1] = sha256_blocks_1x,
+	[2] = sha256_blocks_2x,
+	[4] = sha256_blocks_4x,
+};
 
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len)
 {
 	memcpy(prefix->state, sha256_h0, sizeof(sha256_h0));
-	sha256_blocks_1x(prefix->state, data, len / 64);
+	sha256_blocks_1x(&prefix->state, &data, len / 64);
 	prefix->bytes = len;
 	prefix->tail_len = len % 64;
 	memcpy(prefix->tail, data + len - prefix->tail_len,
@@ -287,39 +313,30 @@ static void sha256_put_digest(uint8_t out[32], const uint32_t state[8])
 		sha256_put_be32(out + 4 * i, state[i]);
 }
 
-void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
-			     const uint8_t *data0, const uint8_t *data1,
-			     size_t len, uint8_t out0[32], uint8_t out1[32])
+void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
+			    const uint8_t *const data[], size_t lanes,
+			    size_t len, uint8_t *out)
 {
-	uint8_t first[2][64], last[2][128];
-	uint32_t state[2][8];
-	struct sha256_cut c = sha256_cut(prefix, data0, len, first[0],
-					 last[0]);
+	uint8_t first[SHA256_NI_MAX_LANES][64], last[SHA256_NI_MAX_LANES][128];
+	const uint8_t *firsts[SHA256_NI_MAX_LANES], *wholes[SHA256_NI_MAX_LANES];
+	const uint8_t *lasts[SHA256_NI_MAX_LANES];
+	uint32_t state[SHA256_NI_MAX_LANES][8];
+	sha256_blocks_fn *blocks = sha256_blocks_by_lanes[lanes];
+	struct sha256_cut c = { 0 };
 
-	sha256_cut(prefix, data1, len, first[1], last[1]);
-	memcpy(state[0], prefix->state, sizeof(prefix->state));
-	memcpy(state[1], prefix->state, sizeof(prefix->state));
+	for (size_t j = 0; j < lanes; j++) {
+		c = sha256_cut(prefix, data[j], len, first[j], last[j]);
+		firsts[j] = first[j];
+		wholes[j] = data[j] + c.head;
+		lasts[j] = last[j];
+		memcpy(state[j], prefix->state, sizeof(prefix->state));
+	}
 	if (c.head)
-		sha256_blocks_2x(state, first[0], first[1], 1);
-	sha256_blocks_2x(state, data0 + c.head, data1 + c.head, c.whole);
-	sha256_blocks_2x(state, last[0], last[1], c.nlast);
-	sha256_put_digest(out0, state[0]);
-	sha256_put_digest(out1, state[1]);
-}
-
-void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
-			     const uint8_t *data, size_t len, uint8_t out[32])
-{
-	uint8_t first[64], last[128];
-	uint32_t state[8];
-	struct sha256_cut c = sha256_cut(prefix, data, len, first, last);
-
-	memcpy(state, prefix->state, sizeof(state));
-	if (c.head)
-		sha256_blocks_1x(state, first, 1);
-	sha256_blocks_1x(state, data + c.head, c.whole);
-	sha256_blocks_1x(state, last, c.nlast);
-	sha256_put_digest(out, state);
+		blocks(state, firsts, 1);
+	blocks(state, wholes, c.whole);
+	blocks(state, lasts, c.nlast);
+	for (size_t j = 0; j < lanes; j++)
+		sha256_put_digest(out + 32 * j, state[j]);
 }
 
 #else /* !__x86_64__: no SHA extensions; the callers use OpenSSL alone. */
@@ -337,18 +354,11 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 	prefix->bytes = len;
 }
 
-void merkle_sha256_ni_finup2(const struct merkle_sha256_prefix *prefix,
-			     const uint8_t *data0, const uint8_t *data1,
-			     size_t len, uint8_t out0[32], uint8_t out1[32])
+void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
+			    const uint8_t *const data[], size_t lanes,
+			    size_t len, uint8_t *out)
 {
-	(void)prefix, (void)data0, (void)data1, (void)len;
-	(void)out0, (void)out1;
-}
-
-void merkle_sha256_ni_finup1(const struct merkle_sha256_prefix *prefix,
-			     const uint8_t *data, size_t len, uint8_t out[32])
-{
-	(void)prefix, (void)data, (void)len, (void)out;
+	(void)prefix, (void)data, (void)lanes, (void)len, (void)out;
 }
 
 #endif

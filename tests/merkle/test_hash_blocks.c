@@ -3,11 +3,10 @@
  * test_hash_blocks - merkle_hash_blocks() against OpenSSL's EVP one block
  * at a time: H(salt zero-padded to the hash's input block size || block),
  * fs/verity/hash_algs.c's fsverity_hash_block().  lib/merkle hashes SHA-256
- * blocks two at a time on CPUs with the x86 SHA extensions
- * (lib/merkle/sha256_2x.c) and an odd last block through EVP, so the
- * batch sizes cover pairs, odd counts and single blocks, and the data
- * starts misaligned as well as aligned.  Whole trees and digests are
- * compared with fsverity-utils by oracle_test.sh.
+ * blocks four, two or one at a time on CPUs with the x86 SHA extensions
+ * (lib/merkle/sha256_ni.c), so the batch sizes (1 to 7) cover every mix
+ * of those, and the data starts misaligned as well as aligned.  Whole
+ * trees and digests are compared with fsverity-utils by oracle_test.sh.
  */
 #include <string.h>
 
