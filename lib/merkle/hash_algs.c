@@ -383,13 +383,12 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 }
 
 /*
- * With the SHA extensions, blocks go through merkle_sha256_ni_finup() four
- * at a time, then a pair, then a lone last one.  fs/verity/verify.c:
+ * With the SHA extensions, blocks go through merkle_sha256_ni_finup()
+ * eight at a time, then four, two, a lone last one.  fs/verity/verify.c:
  * fsverity_verify_pending_blocks() hashes two pending data blocks with
- * sha256_finup_2x(); four lanes keep the SHA unit busier still where one
- * lane's rounds are latency-bound: per 4 KiB block, 1.33 us against 1.59
- * us for two lanes and 2.37 us for one on this lab's AMD Zen 5 (docs/
- * PERFORMANCE.md, "Four lanes").
+ * sha256_finup_2x(); more lanes keep the SHA unit busier still where one
+ * lane's rounds are latency-bound (sha256_ni.c: 1.20 us per 4 KiB block
+ * with eight lanes, 1.59 with two, on this lab's AMD Zen 5).
  */
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,

@@ -17,8 +17,8 @@
 
 /*
  * SHA-256 on the x86 SHA extensions (sha256_ni.c): of one message, or of
- * two or four at once, interleaved (the kernel's sha256_finup_2x(), and
- * twice that).  A prefix is the state after the whole 64-byte blocks of
+ * 2, 4 or 8 at once, interleaved (the kernel's sha256_finup_2x(), and
+ * more).  A prefix is the state after the whole 64-byte blocks of
  * the salt, and the salt's last bytes that do not fill one (none for
  * fs-verity's padded salt; dm-verity's usual 32-byte salt is all tail).
  */
@@ -35,10 +35,9 @@ bool merkle_sha256_ni_usable(void);
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len);
 /* Most messages merkle_sha256_ni_finup() hashes at once. */
-#define SHA256_NI_MAX_LANES 4
-/* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (1, 2 or
- * SHA256_NI_MAX_LANES); each message len bytes, len a multiple of 64 and
- * at least 64. */
+#define SHA256_NI_MAX_LANES 8
+/* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (1, 2, 4
+ * or 8); each message len bytes, len a multiple of 64 and at least 64. */
 void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
 			    const uint8_t *const data[], size_t lanes,
 			    size_t len, uint8_t *out);
@@ -48,7 +47,7 @@ void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
  * 'salted'; each block then starts from a copy of that state, as
  * fsverity-utils does with its salted hash_init.  Both contexts are reused
  * for every block, so hashing a block allocates nothing of ours.  For
- * SHA-256 on a CPU with the SHA extensions, blocks go four or two at a
+ * SHA-256 on a CPU with the SHA extensions, blocks go 8, 4 or 2 at a
  * time through merkle_sha256_ni_finup() from sha256_salted instead (the
  * kernel's fsverity_verify_pending_blocks() hashes two at once), and a
  * lone one alone.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sha256_ni.c - SHA-256 on the x86 SHA extensions, of one message, or of
- * two or four equal-length messages at once, interleaved.
+ * 2, 4 or 8 equal-length messages at once, interleaved.
  *
  * The kernel's sha256_finup_2x() (lib/crypto; x86: sha256_ni_finup2x()
  * in lib/crypto/x86/sha256-ni-asm.S), which fs/verity/verify.c uses since
@@ -13,14 +13,15 @@
  * messages, +4..38% on Intel.  fs-verity's data blocks are all hashed from
  * the same salted state and have the same length, which is all this needs.
  *
- * Two lanes still leave the unit idle part of the time on AMD Zen 5: four
- * lanes hash a 4 KiB block in 1.33 us of CPU where two take 1.59 and one
- * 2.37 (this lab's host; docs/PERFORMANCE.md, "Four lanes"), although
- * four lanes' state does not fit the 16 XMM registers that the SHA
- * instructions can name.  A server has many requests' blocks in hand at
- * once, so groups of four are common (random 4 KiB reads at depth 16).
- * Not measured on Intel, where two lanes gained least: a CPU on which
- * four lanes lose to two should get a per-CPU choice, measured.
+ * Two lanes still leave the unit idle part of the time on AMD Zen 5: per
+ * 4 KiB block, one lane takes 2.37 us of CPU, two 1.59, four 1.33, eight
+ * 1.20 (this lab's host; docs/PERFORMANCE.md, "More lanes"), although
+ * more than two lanes' state does not fit the 16 XMM registers that the
+ * SHA instructions can name.  A server has many requests' blocks in hand
+ * at once, so large groups are common (random 4 KiB reads at depth 16
+ * complete 16 at a time).  Not measured on Intel, where two lanes gained
+ * least: a CPU on which more lanes lose to two should get a per-CPU
+ * choice, measured.
  *
  * A lone message (a block without a partner: a 4 KiB random read, an odd
  * last block) goes through one lane of the same code: as fast as
@@ -175,9 +176,9 @@ SHA256_TARGET static inline void sha256_lane_4rounds(struct sha256_lane *l,
  * Compress nblocks 64-byte blocks of each of 'lanes' messages into their
  * states.  The lanes' instructions alternate so that the CPU can run them
  * side by side; the loops are unrolled so that the lanes stay in
- * registers (four lanes do not fit the 16 XMM registers that the SHA
- * instructions can name: the compiler keeps some message words in
- * memory, which the schedule instructions read as operands).  Inlined
+ * registers as far as they fit (more than two lanes do not fit the 16 XMM
+ * registers that the SHA instructions can name: the compiler keeps some
+ * state and message words on the stack).  Inlined
  * into one function per lane count, so that lanes is a constant.
  */
 SHA256_TARGET static inline __attribute__((always_inline)) void
@@ -190,7 +191,7 @@ sha256_blocks_lanes(uint32_t state[][8], const uint8_t *const data[],
 	for (int j = 0; j < lanes; j++)
 		sha256_lane_load(&l[j], state[j]);
 	for (size_t i = 0; i < nblocks; i++) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 		for (int j = 0; j < lanes; j++) {
 			abef[j] = l[j].abef;
 			cdgh[j] = l[j].cdgh;
@@ -198,11 +199,11 @@ sha256_blocks_lanes(uint32_t state[][8], const uint8_t *const data[],
 		}
 #pragma GCC unroll 16
 		for (int g = 0; g < 16; g++) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 			for (int j = 0; j < lanes; j++)
 				sha256_lane_4rounds(&l[j], g);
 		}
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 		for (int j = 0; j < lanes; j++) {
 			l[j].abef = _mm_add_epi32(l[j].abef, abef[j]);
 			l[j].cdgh = _mm_add_epi32(l[j].cdgh, cdgh[j]);
@@ -236,11 +237,19 @@ SHA256_TARGET static void sha256_blocks_4x(uint32_t state[][8],
 	sha256_blocks_lanes(state, data, nblocks, 4);
 }
 
+SHA256_TARGET static void sha256_blocks_8x(uint32_t state[][8],
+					   const uint8_t *const data[],
+					   size_t nblocks)
+{
+	sha256_blocks_lanes(state, data, nblocks, 8);
+}
+
 /* By lane count: the counts merkle_sha256_ni_finup() takes. */
 static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
 	[1] = sha256_blocks_1x,
 	[2] = sha256_blocks_2x,
 	[4] = sha256_blocks_4x,
+	[8] = sha256_blocks_8x,
 };
 
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
