@@ -186,6 +186,7 @@ static void file_submit_rw(struct vublk_queue *q, struct vublk_bio *bio)
 		io_uring_prep_write(sqe, fb->fd,
 				    (char *)bio->req.buf + bio->done, len, pos);
 	}
+	vublk_sqe_use_fixed_file(q, sqe, fb->fd);
 	if (!read && (bio->req.flags & VUBLK_REQ_FUA))
 		sqe->rw_flags = RWF_DSYNC;
 	vublk_sqe_set_event(sqe, &bio->ev);
@@ -208,7 +209,21 @@ static void file_submit_other(struct vublk_queue *q, struct vublk_bio *bio)
 		io_uring_prep_fallocate(sqe, fb->fd, mode, bio->req.offset,
 					bio->req.len);
 	}
+	vublk_sqe_use_fixed_file(q, sqe, fb->fd);
 	vublk_sqe_set_event(sqe, &bio->ev);
+}
+
+/* The file in the queue's ring: no file reference taken per request.
+ * Optional: a ring that cannot register it uses the fd. */
+static int file_queue_init(struct vublk_backend *be, struct vublk_queue *q)
+{
+	const struct file_backend *fb = be->priv;
+	int ret = vublk_queue_register_file(q, fb->fd);
+
+	if (ret)
+		vublk_info("queue %u: backing file %s not registered in the ring (%s): using its fd",
+			    q->q_id, be->path, strerror(-ret));
+	return 0;
 }
 
 static bool file_bio_is_rw(const struct vublk_bio *bio)
@@ -259,6 +274,7 @@ const struct vublk_backend_ops vublk_backend_file = {
 	.open = file_open,
 	.close = file_close,
 	.read_sync = file_read_sync,
+	.queue_init = file_queue_init,
 	.submit = file_submit,
 	.refresh_size = file_refresh_size,
 };

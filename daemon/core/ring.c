@@ -106,6 +106,40 @@ struct io_uring_sqe *vublk_queue_get_sqe(struct vublk_queue *q)
 	return vublk_ring_get_sqe(q->ring);
 }
 
+int vublk_queue_register_file(struct vublk_queue *q, int fd)
+{
+	struct vublk_ring *r = q->ring;
+	int ret;
+
+	if (r->nr_files == VUBLK_RING_MAX_FILES)
+		return -ENFILE;
+	if (!r->nr_files) {
+		ret = io_uring_register_files_sparse(&r->ring,
+						     VUBLK_RING_MAX_FILES);
+		if (ret)
+			return ret;
+	}
+	ret = io_uring_register_files_update(&r->ring, r->nr_files, &fd, 1);
+	if (ret < 0)
+		return ret;
+	r->files[r->nr_files++] = fd;
+	return 0;
+}
+
+void vublk_sqe_use_fixed_file(struct vublk_queue *q, struct io_uring_sqe *sqe,
+			      int fd)
+{
+	const struct vublk_ring *r = q->ring;
+
+	for (unsigned i = 0; i < r->nr_files; i++) {
+		if (r->files[i] == fd) {
+			sqe->fd = (int)i;
+			sqe->flags |= IOSQE_FIXED_FILE;
+			return;
+		}
+	}
+}
+
 /* As much of the backlog as the submission queue has room for. */
 static void vublk_ring_move_backlog(struct vublk_ring *r)
 {

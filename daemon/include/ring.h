@@ -22,6 +22,10 @@
 
 #include "target.h"
 
+/* Backing files a queue's ring can hold registered: a target's stores
+ * (data, tree), with room to spare. */
+#define VUBLK_RING_MAX_FILES 4
+
 struct vublk_ring {
 	struct io_uring ring;
 	/* SQEs that found the submission queue full, oldest first. */
@@ -34,6 +38,10 @@ struct vublk_ring {
 	 */
 	bool broken;
 	struct io_uring_sqe lost;	/* where such an SQE went */
+	/* Files registered in the ring (vublk_queue_register_file()): fd
+	 * files[i] is fixed file i. */
+	int files[VUBLK_RING_MAX_FILES];
+	unsigned nr_files;
 };
 
 /* SQEs a request is expected to use at once: the ring's sizing, not a
