@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sha256-lanes - CPU time per 4 KiB message of lib/merkle's SHA-256
+ * compression on the x86 SHA extensions with 1 to 8 interleaved lanes:
+ * the measurement behind SHA256_NI_MAX_LANES (docs/PERFORMANCE.md, "More
+ * SHA-256 lanes").  A benchmark, not a test: build/tools/sha256-lanes
+ * [ROUNDS].  It compiles lib/merkle/sha256_ni.c itself, so that it times
+ * the very code the library runs, with lane counts the library does not
+ * instantiate.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../../lib/merkle/sha256_ni.c"
+
+#define MESSAGE_BLOCKS 64	/* 4 KiB */
+/* Not a constant to the compiler, as in the library's calls. */
+static volatile size_t message_blocks = MESSAGE_BLOCKS;
+
+
+static uint8_t messages[SHA256_NI_MAX_LANES][MESSAGE_BLOCKS * 64];
+static uint32_t states[SHA256_NI_MAX_LANES][8];
+
+SHA256_BLOCKS_LANES(blocks_3x, 3)
+SHA256_BLOCKS_LANES(blocks_5x, 5)
+SHA256_BLOCKS_LANES(blocks_6x, 6)
+SHA256_BLOCKS_LANES(blocks_7x, 7)
+
+/* The library's own lane counts and the others. */
+static sha256_blocks_fn *const blocks_by_lanes[] = {
+	NULL, sha256_blocks_1x, sha256_blocks_2x, blocks_3x, sha256_blocks_4x,
+	blocks_5x, blocks_6x, blocks_7x, sha256_blocks_8x,
+};
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)) {
+		perror("sha256-lanes: clock_gettime");
+		exit(1);
+	}
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	const uint8_t *data[SHA256_NI_MAX_LANES];
+	int rounds = argc > 1 ? atoi(argv[1]) : 3;
+
+	if (!merkle_sha256_ni_usable()) {
+		fprintf(stderr, "sha256-lanes: this CPU has no SHA extensions: nothing to measure\n");
+		return 77;
+	}
+	if (rounds < 1) {
+		fprintf(stderr, "sha256-lanes: ROUNDS must be a positive number, not '%s'\n",
+			argv[1]);
+		return 2;
+	}
+	for (int j = 0; j < SHA256_NI_MAX_LANES; j++) {
+		for (size_t i = 0; i < sizeof(messages[j]); i++)
+			messages[j][i] = (uint8_t)(j * 7 + i * 13);
+		data[j] = messages[j];
+	}
+	printf("lanes  us of CPU per 4 KiB message, %d rounds\n", rounds);
+	for (int n = 1; n <= SHA256_NI_MAX_LANES; n++) {
+		int iterations = 40000 / n;
+
+		printf("%5d ", n);
+		for (int r = 0; r < rounds; r++) {
+			double t0 = cpu_seconds();
+
+			for (int i = 0; i < iterations; i++)
+				blocks_by_lanes[n](states, data,
+						   message_blocks);
+			printf(" %6.3f", (cpu_seconds() - t0) / (iterations * n) * 1e6);
+		}
+		printf("\n");
+	}
+	return states[0][0] == 0x5eed ? 3 : 0;	/* keep the work */
+}
