@@ -15,8 +15,9 @@
  *  2. verity_queue_batch_end(): once every read is in, the request waits
  *     for the end of the queue's pass over its completions, and then all
  *     the requests that are ready are verified in one merkle_verify_many()
- *     call, their blocks hashed two at a time across requests (a 4 KiB
- *     random read is one block: alone it would never pair).  When it lacks a hash block it says which
+ *     call, their blocks hashed up to eight at a time across requests (a
+ *     4 KiB random read is one block: alone it would have no partner).
+ *     When it lacks a hash block it says which
  *     (MERKLE_NEED_TREE): that extent is read, put in the cache, and
  *     verification resumes at the first unverified block.  With
  *     --readahead=completion (the 2020 "implement readahead of Merkle tree
@@ -536,7 +537,7 @@ static void verity_read_verified(struct vublk_queue *q, struct verity_io *io,
 }
 
 /* Verify the n ready requests of vq->batch in one merkle_verify_many()
- * call, so that their blocks are hashed in pairs across requests. */
+ * call, so that their blocks are hashed in groups across requests. */
 static void verity_verify_batch(struct vublk_queue *q, unsigned n)
 {
 	struct verity_tgt *vt = q->tgt->priv;

@@ -286,7 +286,7 @@ static size_t merkle_salt_prefix(const struct merkle_hash_alg *alg,
 
 /*
  * Hash the salt prefix into h->salted (and h->sha256_salted when blocks
- * go two at a time); nothing for an empty salt.
+ * go through the SHA extensions); nothing for an empty salt.
  */
 static int merkle_hasher_prepare_salt(struct merkle_hasher *h,
 				      const struct merkle_hash_alg *alg,

@@ -551,11 +551,12 @@ struct merkle_verify_req {
 /*
  * merkle_verify_blocks() of several ranges at once: each range gets the
  * status and result it would get alone, but their blocks are hashed
- * together, two at a time across ranges where the CPU can (SHA-256 on the
- * SHA extensions), as the kernel's fs-verity hashes two pending blocks of
- * a bio together.  A server that has several requests' data in hand
- * verifies them in one call, so that single-block requests pair up; a
- * lone block is hashed alone, nothing waits for a partner.  Returns 0 when
+ * together, up to eight at a time across ranges where the CPU can (SHA-256
+ * on the SHA extensions), as the kernel's fs-verity hashes two pending
+ * blocks of a bio together.  A server that has several requests' data in
+ * hand verifies them in one call, so that single-block requests are
+ * hashed together; a lone block is hashed alone, nothing waits for a
+ * partner.  Returns 0 when
  * every range got its status, or an error of the whole call (no memory).
  */
 int merkle_verify_many(struct merkle_tree *t, struct merkle_verify_req *reqs,
