@@ -17,9 +17,9 @@
  *     the requests that are ready are verified in one merkle_verify_many()
  *     call, their blocks hashed up to eight at a time across requests (a
  *     4 KiB random read is one block: alone it would have no partner).
- *     When it lacks a hash block it says which
- *     (MERKLE_NEED_TREE): that extent is read, put in the cache, and
- *     verification resumes at the first unverified block.  With
+ *     When it lacks a hash block it says which (MERKLE_NEED_TREE): that
+ *     extent is read, put in the cache, and verification resumes at the
+ *     first unverified block.  With
  *     --readahead=completion (the 2020 "implement readahead of Merkle tree
  *     pages" commit) such a level-0 miss of a readahead request brings up
  *     to a quarter of the request's size of following level-0 blocks along.

@@ -387,7 +387,7 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
  * eight at a time, then four, two, a lone last one.  fs/verity/verify.c:
  * fsverity_verify_pending_blocks() hashes two pending data blocks with
  * sha256_finup_2x(); more lanes keep the SHA unit busier still where one
- * lane's rounds are latency-bound (sha256_ni.c: 1.20 us per 4 KiB block
+ * lane's rounds are latency-bound (sha256_ni.c: 1.21 us per 4 KiB block
  * with eight lanes, 1.59 with two, on this lab's AMD Zen 5).
  */
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,

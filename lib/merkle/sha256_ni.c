@@ -14,10 +14,10 @@
  * the same salted state and have the same length, which is all this needs.
  *
  * Two lanes still leave the unit idle part of the time on AMD Zen 5: per
- * 4 KiB block, one lane takes 2.37 us of CPU, two 1.59, four 1.33, eight
- * 1.20 (this lab's host; docs/PERFORMANCE.md, "More lanes"), although
- * more than two lanes' state does not fit the 16 XMM registers that the
- * SHA instructions can name.  A server has many requests' blocks in hand
+ * 4 KiB block, one lane takes 2.37 us of CPU, two 1.59, four 1.32, eight
+ * 1.21 (this lab's host; docs/PERFORMANCE.md, "More SHA-256 lanes"),
+ * although more than two lanes' state does not fit the 16 XMM registers
+ * that the SHA instructions can name.  A server has many requests' blocks in hand
  * at once, so large groups are common (random 4 KiB reads at depth 16
  * complete 16 at a time).  Not measured on Intel, where two lanes gained
  * least: a CPU on which more lanes lose to two should get a per-CPU
