@@ -246,6 +246,43 @@ static void test_short_read(struct inproc_queue *fq, uint64_t dev_size)
 }
 
 /* The option value the target gives a long option. */
+/*
+ * The file backend registered its file in the queue's ring at queue_init
+ * (vublk_queue_register_file()): SQEs for it name its slot, every request
+ * above went through it.  A full table refuses more, and an fd that is
+ * not in it stays an fd; requests still go right after that.
+ */
+static void test_fixed_files(struct inproc_queue *fq)
+{
+	struct io_uring_sqe sqe = { .fd = fq->ring.files[0] };
+	int fds[VUBLK_RING_MAX_FILES], n, ret = 0;
+
+	CHECK(fq->ring.nr_files == 1, "%u files registered, not the backing file alone",
+	      fq->ring.nr_files);
+	vublk_sqe_use_fixed_file(&fq->q, &sqe, sqe.fd);
+	CHECK(sqe.fd == 0 && (sqe.flags & IOSQE_FIXED_FILE),
+	      "backing file's SQE: fd %d flags %#x, not fixed file 0", sqe.fd,
+	      sqe.flags);
+	for (n = 0; n < VUBLK_RING_MAX_FILES; n++) {
+		fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		CHECK(fds[n] >= 0, "open /dev/null: %s", strerror(errno));
+		ret = vublk_queue_register_file(&fq->q, fds[n]);
+		if (ret)
+			break;
+	}
+	CHECK(n == VUBLK_RING_MAX_FILES - 1 && ret == -ENFILE,
+	      "a table of %d files took %d more, then said %d", VUBLK_RING_MAX_FILES,
+	      n, ret);
+	sqe = (struct io_uring_sqe){ .fd = fds[n] };
+	vublk_sqe_use_fixed_file(&fq->q, &sqe, fds[n]);
+	CHECK(sqe.fd == fds[n] && !(sqe.flags & IOSQE_FIXED_FILE),
+	      "an fd not in the table was changed to %d, flags %#x", sqe.fd,
+	      sqe.flags);
+	test_rw(fq);
+	for (int i = 0; i <= n && i < VUBLK_RING_MAX_FILES; i++)
+		close(fds[i]);
+}
+
 static int loop_opt(const char *name)
 {
 	const struct option *o;
@@ -327,6 +364,7 @@ int main(void)
 	test_many_in_flight(&fq);
 	test_short_write(&fq);
 	test_short_read(&fq, t.dev_size);
+	test_fixed_files(&fq);
 	inproc_queue_exit(&fq);
 	vublk_tgt_loop.deinit(&t);
 	free(t.priv);
