@@ -105,6 +105,7 @@ static int nbd_read_export(struct vublk_backend *be, struct nbd_backend *nb,
 	nb->multi_conn = nbd_can_multi_conn(h) == 1;
 	be->volatile_cache = !nb->read_only && nb->can_flush;
 	be->max_queues = nb->multi_conn ? 0 : 1;
+	be->remote = true;
 	return nbd_read_block_sizes(be, nb, h);
 }
 

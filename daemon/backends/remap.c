@@ -226,5 +226,6 @@ int vublk_remap_open(struct vublk_backend *be, struct vublk_backend *lower,
 	be->block_shift = lower->block_shift;
 	be->mem_align = lower->mem_align;
 	be->io_min_shift = lower->io_min_shift;
+	be->remote = lower->remote;
 	return 0;
 }

@@ -198,6 +198,16 @@ static int ublk_server_add_dev(struct vublk_server *s)
 }
 
 
+/* The largest request: the buffer, or less if the target asks. */
+static uint32_t ublk_server_max_sectors(const struct vublk_server *s)
+{
+	uint32_t max = s->info.max_io_buf_bytes;
+
+	if (s->tgt->max_req_bytes && s->tgt->max_req_bytes < max)
+		max = s->tgt->max_req_bytes;
+	return max >> 9;
+}
+
 /* The parameters the target's shape gives the device. */
 static void ublk_server_build_params(const struct vublk_server *s,
 				     struct vublk_ublk_params *out)
@@ -210,7 +220,7 @@ static void ublk_server_build_params(const struct vublk_server *s,
 			.physical_bs_shift = t->physical_bs_shift,
 			.io_opt_shift = t->io_opt_shift,
 			.io_min_shift = t->io_min_shift,
-			.max_sectors = s->info.max_io_buf_bytes >> 9,
+			.max_sectors = ublk_server_max_sectors(s),
 			.dev_sectors = t->dev_size >> 9,
 		},
 	} };

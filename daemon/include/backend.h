@@ -149,6 +149,11 @@ struct vublk_backend {
 	/* Queues it can serve; 0: any (an NBD server that does not allow
 	 * several connections serves one queue). */
 	unsigned max_queues;
+	/* Every read is a round trip to a server (NBD): a target does
+	 * better with several smaller requests of a readahead window in
+	 * flight than with one large one, and with work that overlaps the
+	 * wait (docs/PERFORMANCE.md, "VM: a verify thread"). */
+	bool remote;
 };
 
 struct vublk_backend_ops {

@@ -104,6 +104,7 @@ struct vublk_tgt {
 	unsigned physical_bs_shift;	/* >= logical_bs_shift */
 	unsigned io_min_shift;
 	unsigned io_opt_shift;
+	uint32_t max_req_bytes;		/* the largest request; 0: max_io_bytes */
 	bool volatile_cache;		/* FLUSH and FUA are meaningful */
 	bool discard;			/* DISCARD and WRITE_ZEROES supported */
 	uint32_t discard_granularity;	/* bytes, when discard */
