@@ -322,10 +322,12 @@ static void verity_tree_read_end(struct vublk_queue *q, struct vublk_bio *bio,
  * Get tree bytes [off, off + len) into the cache for io, whose tree
  * buffer has room from tbuf_used.  If a read in flight already covers the
  * first block, wait for it; else read up to the first block that one
- * covers.  Either way the rest of the range, which is readahead or blocks
- * some other request is reading, is left to the verifier to ask for
- * again: that keeps tree reads few and large, and no hash block is read
- * twice at once.
+ * covers, or that is cached (read since the range was planned: with
+ * --verify-thread, other requests' tree reads end while a batch is
+ * hashed).  Either way the rest of the range, which is readahead or
+ * blocks some other request is reading, is left to the verifier to ask
+ * for again: that keeps tree reads few and large, and no hash block is
+ * read twice.
  */
 static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 				   uint64_t off, uint32_t len)
@@ -347,7 +349,8 @@ static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 	}
 	for (uint64_t b = off + (1U << vt->log_tree_bs); b < end;
 	     b += 1U << vt->log_tree_bs) {
-		if (verity_busy_tree_read(q, b)) {
+		if (verity_busy_tree_read(q, b) ||
+		    merkle_tree_cached(vt->tree, b)) {
 			end = b;
 			break;
 		}
