@@ -21,7 +21,6 @@
 
 int vt_failures;
 const char *vt_backend_opt = "backend=file";
-const char *vt_extra_opt;
 
 static int vt_read_data(void *ctx, void *buf, size_t len, uint64_t off)
 {
@@ -232,8 +231,6 @@ int vt_dev_open_io(struct vt_dev *d, const char *image,
 	if (!d->tgt.priv)
 		return -ENOMEM;
 	ret = vt_dev_option(d, vt_backend_opt);
-	if (!ret && vt_extra_opt)
-		ret = vt_dev_option(d, vt_extra_opt);
 	if (ret)
 		goto fail;
 	for (; opts && *opts; opts++) {
