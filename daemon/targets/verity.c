@@ -196,10 +196,9 @@ static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 	t->io_min_shift = vt->log_bs;
 	/* A large io_opt makes the kernel read ahead far
 	 * (blk_apply_bdi_limits(): ra_pages = max(io_opt * 2, 128 KiB)),
-	 * and tree readahead is a quarter of a request.  The window goes
-	 * out in requests of at most what the backend takes best (NBD:
-	 * smaller ones, more of them in flight), never less than a Merkle
-	 * block. */
+	 * and tree readahead is a quarter of a request.  On a remote image
+	 * the window goes out in smaller requests, more of them in flight,
+	 * but never less than a data block (a dm-verity one may be 512 KiB). */
 	t->io_opt_shift = t->max_io_bytes ? verity_floor_log2(t->max_io_bytes) :
 			  vt->log_bs;
 	if (t->io_opt_shift < vt->log_bs)

@@ -3,17 +3,17 @@
 # A sealed image (ext4 made with mkfs.ext4 -d, vublk-verity format) served
 # read-only by nbdkit: -t verity --digest over the URI mounts, every file
 # checks, every block it read was verified; metadata, tree and data all
-# came over NBD, in requests of at most 256 KiB.  Then the same image published by a plain HTTP server
-# (busybox httpd; python3's http.server answers no Range requests, which
-# the curl plugin needs) and reached through nbdkit's curl plugin: the
-# example of docs/DAEMON.md.
+# came over NBD, in requests of at most 256 KiB.  Then the same image
+# published by a plain HTTP server (busybox httpd; python3's http.server
+# answers no Range requests, which the curl plugin needs) and reached
+# through nbdkit's curl plugin: the example of docs/DAEMON.md.
 . "$(dirname "$0")/lib.sh"
 need_cmd busybox
 
 sealed_image
 serve -r file "$IMG"
 vublk_add -t verity -f "$URI" --digest="$DIGEST"
-# Requests of 256 KiB over NBD (the backend's max_req_bytes), not 1 MiB.
+# Requests of 256 KiB over NBD (the target's max_req_bytes), not 1 MiB.
 max_kb=$(cat /sys/block/ublkb"$ID"/queue/max_sectors_kb)
 [ "$max_kb" = 256 ] || fail "requests of up to $max_kb KiB over NBD, not 256"
 mount -t ext4 -o ro "$DEV" "$MNT" || fail "mounting the verity device"
