@@ -151,8 +151,8 @@ struct vublk_backend {
 	unsigned max_queues;
 	/* Every read is a round trip to a server (NBD): a target does
 	 * better with several smaller requests of a readahead window in
-	 * flight than with one large one (docs/PERFORMANCE.md, "VM: 256 KiB
-	 * requests"). */
+	 * flight than with one large one, and with work that overlaps the
+	 * wait (docs/PERFORMANCE.md, "VM: a verify thread"). */
 	bool remote;
 };
 

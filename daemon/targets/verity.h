@@ -6,6 +6,7 @@
  *   verity_dmv.c     --format=dm-verity: veritysetup's images
  *   verity_trust.c   --digest and the builtin signature (lib/sig)
  *   verity_read.c    a READ, top to bottom
+ *   verity_worker.c  --verify-thread: a queue's hashing on a thread
  *   verity_report.c  rate-limited corruption reports, --on-corruption
  * Included only by those files.
  *
@@ -35,6 +36,14 @@ enum verity_readahead {
 	VERITY_RA_COMPLETION,	/* the 2020 seed: level-0 readahead on miss */
 	VERITY_RA_OFF,		/* one hash block per miss */
 	VERITY_RA_NR,
+};
+
+/* --verify-thread: auto (0, the default) is on for a remote image. */
+enum verity_thread_opt {
+	VERITY_THREAD_AUTO,
+	VERITY_THREAD_ON,
+	VERITY_THREAD_OFF,
+	VERITY_THREAD_NR,
 };
 
 /* --on-corruption, after dm-verity's error modes. */
@@ -95,6 +104,8 @@ struct verity_tgt {
 	enum verity_readahead readahead;
 	enum verity_on_corruption on_corruption;
 	bool ignore_zero_blocks;	/* --ignore-zero-blocks */
+	enum verity_thread_opt verify_thread_opt;	/* --verify-thread */
+	bool verify_thread;		/* ... as init resolved it */
 	/* --check-at-most-once: a bit per data block verified once. */
 	bool check_at_most_once;
 	_Atomic uint64_t *checked;
@@ -184,8 +195,30 @@ struct verity_queue {
 	struct verity_io **ready, **batch;
 	unsigned nready;
 	struct merkle_verify_req *reqs;
+	/* --verify-thread: the thread that hashes vq->batch, and how many
+	 * requests it holds (0: none, the queue may hand it the next). */
+	struct verity_worker *worker;
+	unsigned nverifying;
 	struct verity_io ios[];		/* one per tag */
 };
+
+/*
+ * verity_worker.c: a thread that runs merkle_verify_many() on a queue's
+ * batches, one at a time, and calls done(q, its result) on the queue's
+ * thread, from the queue's ring, when it is through.  start: 0 or -errno
+ * after one error line (in the queue's thread: it arms a poll in its
+ * ring).  stop: only when no batch is with the thread; NULL is nothing.
+ */
+struct verity_worker;
+/* The least data a batch hands to the thread: a readahead request's
+ * (128 KiB, the kernel's default window); random reads are smaller. */
+#define VERITY_WORKER_MIN_BYTES (128u << 10)
+typedef void (*verity_worker_done_fn)(struct vublk_queue *q, int err);
+int verity_worker_start(struct vublk_queue *q, struct merkle_tree *tree,
+			verity_worker_done_fn done, struct verity_worker **out);
+void verity_worker_submit(struct verity_worker *w,
+			  struct merkle_verify_req *reqs, unsigned n);
+void verity_worker_stop(struct verity_worker *w);
 
 /* verity_image.c, in this order: the image's backend, the metadata into
  * vt->img, and with --f2fs-file the file's store as vt->be; each 0 or

@@ -76,8 +76,12 @@ unsigned verity_max_tree_blocks(const struct vublk_tgt *t)
 	return (unsigned)total;
 }
 
+static void verity_worker_done(struct vublk_queue *q, int err);
+
+/* No request is left: the worker holds no batch. */
 static void verity_queue_free(struct verity_queue *vq)
 {
+	verity_worker_stop(vq->worker);
 	free(vq->ready);
 	free(vq->batch);
 	free(vq->reqs);
@@ -102,6 +106,14 @@ int verity_queue_init(struct vublk_queue *q)
 	}
 	for (unsigned tag = 0; tag < q->depth; tag++)
 		vq->ios[tag].tag = tag;
+	if (vt->verify_thread) {
+		ret = verity_worker_start(q, vt->tree, verity_worker_done,
+					  &vq->worker);
+		if (ret) {
+			verity_queue_free(vq);
+			return ret;
+		}
+	}
 	ret = vublk_backend_queue_init(vt->be, q);
 	/* A dm-verity hash device is a store of its own. */
 	if (!ret && vt->tree_be != vt->be) {
@@ -310,11 +322,12 @@ static void verity_tree_read_end(struct vublk_queue *q, struct vublk_bio *bio,
  * Get tree bytes [off, off + len) into the cache for io, whose tree
  * buffer has room from tbuf_used.  If a read in flight already covers the
  * first block, wait for it; else read up to the first block that one
- * covers, or that is cached (read since the range was planned, e.g. by
- * another queue).  Either way the rest of the range, which is readahead
- * or blocks some other request is reading, is left to the verifier to
- * ask for again: that keeps tree reads few and large, and no hash block
- * is read twice.
+ * covers, or that is cached (read since the range was planned: with
+ * --verify-thread, other requests' tree reads end while a batch is
+ * hashed).  Either way the rest of the range, which is readahead or
+ * blocks some other request is reading, is left to the verifier to ask
+ * for again: that keeps tree reads few and large, and no hash block is
+ * read twice.
  */
 static void verity_read_tree_range(struct vublk_queue *q, struct verity_io *io,
 				   uint64_t off, uint32_t len)
@@ -538,13 +551,13 @@ static void verity_read_verified(struct vublk_queue *q, struct verity_io *io,
 	}
 }
 
-/* Verify the n ready requests of vq->batch in one merkle_verify_many()
- * call, so that their blocks are hashed in groups across requests. */
-static void verity_verify_batch(struct vublk_queue *q, unsigned n)
+/* The ranges of the n ready requests of vq->batch, for one
+ * merkle_verify_many() call, so that their blocks are hashed in groups
+ * across requests. */
+static void verity_batch_ranges(struct vublk_queue *q, unsigned n)
 {
 	struct verity_tgt *vt = q->tgt->priv;
 	struct verity_queue *vq = q->priv;
-	int err;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct verity_io *io = vq->batch[i];
@@ -562,7 +575,13 @@ static void verity_verify_batch(struct vublk_queue *q, unsigned n)
 			.ra_blocks = io->ra_blocks,
 		};
 	}
-	err = merkle_verify_many(vt->tree, vq->reqs, n);
+}
+
+/* What merkle_verify_many() said of the n requests of vq->batch. */
+static void verity_batch_verified(struct vublk_queue *q, unsigned n, int err)
+{
+	struct verity_queue *vq = q->priv;
+
 	for (unsigned i = 0; i < n; i++) {
 		if (err)
 			verity_read_fail(q, vq->batch[i], "verification error",
@@ -572,23 +591,58 @@ static void verity_verify_batch(struct vublk_queue *q, unsigned n)
 	}
 }
 
+/* --verify-thread: the thread is through with the batch. */
+static void verity_worker_done(struct vublk_queue *q, int err)
+{
+	struct verity_queue *vq = q->priv;
+	unsigned n = vq->nverifying;
+
+	vq->nverifying = 0;
+	verity_batch_verified(q, n, err);
+}
+
+/* --verify-thread: whether the n ranges of vq->reqs are worth the
+ * hand-off (a wakeup each way): a readahead-sized batch is; a few random
+ * reads are hashed sooner here (docs/PERFORMANCE.md, "VM: a verify
+ * thread"). */
+static bool verity_batch_for_worker(const struct verity_tgt *vt,
+				    const struct verity_queue *vq, unsigned n)
+{
+	uint64_t blocks = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		blocks += vq->reqs[i].nblocks;
+	return blocks << vt->log_bs >= VERITY_WORKER_MIN_BYTES;
+}
+
 /*
  * The end of a pass over the queue's completions: verify every request
- * whose reads are in, together.  What that starts (the tree bytes a
- * request still lacks) may be answered at once by a synchronous backend
- * and make requests ready again: verify until none is, so that no request
- * is left waiting for a completion that will not come.
+ * whose reads are in, together, here or (--verify-thread, a large batch)
+ * on the queue's verify thread.  While that holds a batch, the next waits
+ * for its answer, which ends a pass too.  What verification starts (the
+ * tree bytes a request still lacks) may be answered at once by a
+ * synchronous backend and make requests ready again: verify until none
+ * is, so that no request is left waiting for a completion that will not
+ * come.
  */
 void verity_queue_batch_end(struct vublk_queue *q)
 {
+	struct verity_tgt *vt = q->tgt->priv;
 	struct verity_queue *vq = q->priv;
 
-	while (vq->nready) {
+	while (vq->nready && !vq->nverifying) {
 		unsigned n = vq->nready;
 
 		memcpy(vq->batch, vq->ready, n * sizeof(*vq->batch));
 		vq->nready = 0;
-		verity_verify_batch(q, n);
+		verity_batch_ranges(q, n);
+		if (vq->worker && verity_batch_for_worker(vt, vq, n)) {
+			vq->nverifying = n;
+			verity_worker_submit(vq->worker, vq->reqs, n);
+			return;
+		}
+		verity_batch_verified(q, n,
+				      merkle_verify_many(vt->tree, vq->reqs, n));
 	}
 }
 

@@ -21,6 +21,7 @@
 
 int vt_failures;
 const char *vt_backend_opt = "backend=file";
+const char *vt_extra_opt;
 
 static int vt_read_data(void *ctx, void *buf, size_t len, uint64_t off)
 {
@@ -231,6 +232,8 @@ int vt_dev_open_io(struct vt_dev *d, const char *image,
 	if (!d->tgt.priv)
 		return -ENOMEM;
 	ret = vt_dev_option(d, vt_backend_opt);
+	if (!ret && vt_extra_opt)
+		ret = vt_dev_option(d, vt_extra_opt);
 	if (ret)
 		goto fail;
 	for (; opts && *opts; opts++) {
@@ -280,6 +283,7 @@ int vt_dev_read(struct vt_dev *d, uint64_t off, uint32_t len, unsigned flags)
 	struct vublk_req req = { .op = VUBLK_OP_READ, .flags = flags,
 				 .offset = off, .len = len,
 				 .buf = vt_dev_buf(d, 0) };
+	int ret;
 
 	/*
 	 * Poison the buffer: data left by an earlier read must not pass for
@@ -287,7 +291,12 @@ int vt_dev_read(struct vt_dev *d, uint64_t off, uint32_t len, unsigned flags)
 	 * does not see the kernel's io_uring writes into it.
 	 */
 	memset(req.buf, 0xa5, len);
-	return inproc_queue_run(&d->iq, 0, &req);
+	ret = inproc_queue_run(&d->iq, 0, &req);
+	/* The request is still the target's: the next read must not take
+	 * its tag, so say why everything after this fails. */
+	CHECK(ret != -ETIMEDOUT, "read of %u bytes at byte %llu: no answer from the target",
+	      len, (unsigned long long)off);
+	return ret;
 }
 
 uint64_t vt_dev_counter(struct vt_dev *d, const char *name)

@@ -18,6 +18,8 @@ extern int vt_failures;
 /* "backend=NAME": the target option vt_dev_open_io() gives first, so that
  * every test runs on the backend the program was started for. */
 extern const char *vt_backend_opt;
+/* An option every device gets after it ("verify-thread"), or NULL. */
+extern const char *vt_extra_opt;
 
 #define CHECK(cond, ...) do { if (!(cond)) { printf("FAIL %s:%d: ", \
 	__FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); \

@@ -6,6 +6,9 @@
 # files still read right, the device stays live.  The server failing
 # reads (nbdkit's error filter): EIO, a log line with the URI and the
 # range, `server_errors` counts it; once it stops, reads work again.
+# Over NBD the device hashes on its queues' verify threads by default
+# (--verify-thread=auto, daemon/targets/verity_worker.c): the path that
+# hands the data to another thread must not let a changed block through.
 . "$(dirname "$0")/lib.sh"
 need_cmd filefrag
 
@@ -16,6 +19,10 @@ serve --filter=error -r file "$IMG" error-pread-rate=100% \
 	error-pread-file="$T/inject"
 vublk_add -t verity -f "$URI" --digest="$DIGEST"
 pid=$(server_pid "$ID")
+grep -qx "vublk-verify0" /proc/"$pid"/task/*/comm ||
+	fail "no vublk-verify0 thread in $pid: a verity device over NBD hashes beside its queues"
+[ "$(device_field "$ID" 'd["stats"]["verity"]["verify_thread"]')" = on ] ||
+	fail "stats do not say verify_thread on"
 mount -t ext4 -o ro "$DEV" "$MNT" || fail "mounting the verity device"
 block=$(filefrag -v "$MNT/$BIG" | awk '$1 == "0:" { print $4 }' | tr -d .)
 [ -n "$block" ] || fail "no extent for $BIG"

@@ -18,7 +18,9 @@
 # over /dev/nbd0, with the image's root hash.
 #
 # Modes, each round once in every mode, the order rotated round to round:
-#   vublk       vublk -t verity -f URI (--readahead=submission)
+#   vublk       vublk -t verity -f URI (--readahead=submission; over NBD
+#               the defaults hash on a verify thread, requests <= 256 KiB)
+#   vublk-inline  the same with --verify-thread=off: hashing on the queue
 #   dm-verity   nbd-client /dev/nbd0, veritysetup open over it
 #   vublk-raw   vublk -t loop --read-only -f URI: the same path unverified
 #   nbd-raw     /dev/nbd0 unverified
@@ -35,7 +37,7 @@ for v in "$rounds" "$delay" "$mib"; do
 done
 [ -b /dev/nbd0 ] || skip "no /dev/nbd0: this kernel has no nbd driver (use --kernel=7.3)"
 export DM_DISABLE_UDEV=1
-MODES=(vublk dm-verity vublk-raw nbd-raw)
+MODES=(vublk vublk-inline dm-verity vublk-raw nbd-raw)
 RESULTS=$T/results	# "MODE MB/s" lines
 
 IMG=$T/sealed.img
@@ -59,6 +61,8 @@ start_mode() {
 	case $1 in
 	vublk) vublk_add -t verity -f "$URI" --digest="$DIGEST" \
 			--readahead=submission --timeout=60 ;;
+	vublk-inline) vublk_add -t verity -f "$URI" --digest="$DIGEST" \
+			--readahead=submission --timeout=60 --verify-thread=off ;;
 	vublk-raw) vublk_add -t loop --read-only -f "$URI" --timeout=60 ;;
 	*)
 		nbd-client -N nbdkit -b 4096 -R -u "$SOCK" /dev/nbd0 >/dev/null ||
@@ -76,7 +80,7 @@ start_mode() {
 
 stop_mode() {
 	case $1 in
-	vublk|vublk-raw) "$VUBLK" del -n "$ID" || fail "vublk del" ;;
+	vublk|vublk-inline|vublk-raw) "$VUBLK" del -n "$ID" || fail "vublk del" ;;
 	*)
 		[ "$1" = dm-verity ] && { veritysetup close nbdv || fail "veritysetup close"; }
 		nbd-client -d /dev/nbd0 >/dev/null || fail "nbd-client -d" ;;
@@ -93,10 +97,12 @@ cold_mbs() {
 }
 
 # The same bytes through both sides, once, before timing anything.
-start_mode vublk
 want=$(head -c "$((blocks * 4096))" "$IMG" | sha256sum)
-[ "$(sha256sum <"$DEV")" = "$want" ] || fail "vublk read other bytes"
-stop_mode vublk
+for mode in vublk vublk-inline; do
+	start_mode $mode
+	[ "$(sha256sum <"$DEV")" = "$want" ] || fail "$mode read other bytes"
+	stop_mode $mode
+done
 start_mode dm-verity
 [ "$(sha256sum <"$DEV")" = "$want" ] || fail "dm-verity read other bytes"
 stop_mode dm-verity
@@ -122,9 +128,10 @@ print(f"nbd bench: {sys.argv[3]} MiB, reads delayed {sys.argv[2]} ms, "
       f"{len(r['vublk'])} rounds, cold sequential read, MB/s")
 print("| mode | median | rounds |")
 print("|---|---|---|")
-for m in ("vublk", "dm-verity", "vublk-raw", "nbd-raw"):
+for m in ("vublk", "vublk-inline", "dm-verity", "vublk-raw", "nbd-raw"):
     print(f"| {m} | {med[m]:.1f} | {' '.join(f'{x:.1f}' for x in r[m])} |")
 print(f"vublk / dm-verity: {med['vublk'] / med['dm-verity']:.2f}; "
+      f"vublk-inline / dm-verity: {med['vublk-inline'] / med['dm-verity']:.2f}; "
       f"vublk / vublk-raw: {med['vublk'] / med['vublk-raw']:.2f}; "
       f"dm-verity / nbd-raw: {med['dm-verity'] / med['nbd-raw']:.2f}")
 PY
