@@ -50,6 +50,6 @@ say "counters: $line"
 [ "$(counter failures "$line")" = 0 ] || fail "verification failures on an intact image"
 [ "$(counter io_errors "$line")" -ge 1 ] || fail "the read past the end was not counted as an I/O error"
 [ "$(counter tree_reads "$line")" -ge 1 ] || fail "no tree copies counted"
-[ "$(counter blocks_verified "$line")" -ge $((200 * 256)) ] ||
-	fail "only $(counter blocks_verified "$line") blocks verified for more than 200 MiB read"
+[ "$(counter blocks_verified "$line")" -ge $((BIG_MIB * 256)) ] ||
+	fail "only $(counter blocks_verified "$line") blocks verified for more than $BIG_MIB MiB read"
 say "PASS: sealed f2fs image on DAX served with --backend=pmem, all files intact, truncation gives EIO"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole life of a verity image: vublk add -t loop -> mkfs.f2fs -> mount
-# -> a tree of files (one of 200 MiB) -> umount -> vublk del ->
+# -> a tree of files (one of BIG_MIB) -> umount -> vublk del ->
 # vublk-verity format -> vublk add -t verity --digest=... -> mount -o ro ->
 # every checksum matches, every block verified, nothing failed.
 # Leaves the sealed image for the other scripts of the group (lib.sh).
@@ -21,6 +21,6 @@ say "counters: $line"
 [ "$(counter failures "$line")" = 0 ] || fail "verification failures on an intact image"
 [ "$(counter io_errors "$line")" = 0 ] || fail "I/O errors on an intact image"
 verified=$(counter blocks_verified "$line")
-[ "${verified:-0}" -ge $((200 * 256)) ] ||
-	fail "only ${verified:-0} blocks verified for more than 200 MiB read"
+[ "${verified:-0}" -ge $((BIG_MIB * 256)) ] ||
+	fail "only ${verified:-0} blocks verified for more than $BIG_MIB MiB read"
 say "PASS: sealed f2fs image mounted read-only through vublk verity, all files intact"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Not a test (no NN- prefix: run-kernel-tests skips it): the VM
 # measurements of docs/PERFORMANCE.md, "verity target": cold-cache
-# sequential reads of one 200 MiB file through vublk's verity device in
-# its three readahead modes, the kernel's fs-verity and dm-verity.
+# sequential reads of one file (lib.sh's big one, BIG_MIB) through
+# vublk's verity device in its three readahead modes, the kernel's
+# fs-verity and dm-verity.
 #
 # Usage: bench-vm.sh [--kernel=6.12|7.3] [ROUNDS]     (default 9 rounds)
 #   On the host it boots the VM lab once (tests/vm/run --kernel=SERIES,
@@ -22,7 +23,7 @@
 # hashing, so a rate divided by their mean may change less with the
 # host's load than the rate itself.
 #
-# Modes, all reading the same 200 MiB file (`cat` after drop_caches, as
+# Modes, all reading the same file (`cat` after drop_caches, as
 # in the 2020 fs-verity readahead commit's own benchmark):
 #   off, completion, submission   vublk -t verity --readahead=MODE, the
 #                                 sealed f2fs image mounted read-only
@@ -56,8 +57,9 @@ done
 	{ echo "$ME: bad ROUNDS '$rounds': give a positive integer" >&2; exit 2; }
 
 if [ -z "${VUBLK_IN_VM:-}" ]; then
-	# A round is 6 cold reads of 200 MiB, 3-10 minutes under TCG on a
-	# busy 2-CPU host; the image and copies take about 10 more.
+	# A round is 6 cold reads of BIG_MIB (200 MiB until stop 30: 3-10
+	# minutes under TCG on a busy 2-CPU host; now 96); the image and
+	# copies take about 10 more.
 	cd "$(dirname "$0")/../../.." || exit 1
 	export VUBLK_BUILD=${VUBLK_BUILD:-$PWD/build}
 	exec tests/vm/run --kernel="${kernel:-7.3}" --timeout $((1200 + rounds * 900)) \
@@ -72,7 +74,6 @@ need_cmd veritysetup fsverity losetup fio
 	fail "--kernel=$kernel, but this guest runs $(uname -r)"
 MODES=(off completion submission fs-verity dm-verity plain)
 RESULTS=$SCRATCH/results	# "ROUND MODE MEASURE VALUE" lines
-BIG_MIB=200
 
 # Which tree readahead the kernel's own fs-verity does here.
 if kernel_at_least 7.0; then

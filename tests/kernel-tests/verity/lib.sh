@@ -6,8 +6,8 @@
 # (tests/vm/run-kernel-tests verity) with VUBLK_BUILD and VUBLK_SCRATCH.
 # Exit status: 0 pass, 1 fail, 77 skip.
 #
-# The test image (an f2fs filesystem holding a tree of files, one of them
-# 200 MiB, sealed with vublk-verity format) is made once per VM by
+# The test image (an f2fs filesystem of IMG_MIB holding a tree of files,
+# one of them BIG_MIB, sealed with vublk-verity format) is made once per VM by
 # prepare_image and kept next to the scripts' own scratch directories, in
 # $VERITY_SHARED; a script run alone makes it itself.  Tests that damage it
 # undo their damage (the same XOR again) before they exit.
@@ -22,8 +22,15 @@ VERITY_SHARED=$(dirname "$SCRATCH")/verity-shared
 IMG=${VERITY_IMG:-$VERITY_SHARED/f2fs.img}	# sealed
 BACKEND_ARGS=(${VERITY_BACKEND:+--backend="$VERITY_BACKEND"})
 SUMS=$VERITY_SHARED/sums		# sha256sum of every file, relative
-BIG=big.bin				# the 200 MiB file
-IMG_MIB=320
+BIG=big.bin				# the BIG_MIB file
+# Sizes: more than 64 MiB of data gives the tree three levels (a level-1
+# block covers 128 * 128 blocks: 02-tamper damages one); a big file of
+# 96 MiB spans 192 level-0 blocks, enough for readahead's 8x (04); f2fs
+# keeps 114 MiB of 192 for files (160 would keep 88).  Every MiB more is
+# read several times over by the group at TCG's 10-20 MiB/s (the group
+# took 8-9 minutes a pass with 200 of 320; docs/TESTING.md).
+BIG_MIB=96
+IMG_MIB=192
 
 [ -x "$VV" ] || fail "$VV is missing: build first (ninja -C \$VUBLK_BUILD)"
 need_cmd mkfs.f2fs python3 openssl sha256sum
@@ -90,7 +97,7 @@ check_sums() {
 # Fill a fresh f2fs with a tree of files; the big one takes most of it.
 fill_tree() {
 	local d f
-	random_bytes $((200 << 20)) 1 >"$MNT/$BIG" || fail "cannot write $BIG"
+	random_bytes $((BIG_MIB << 20)) 1 >"$MNT/$BIG" || fail "cannot write $BIG"
 	for d in 1 2 3; do
 		mkdir -p "$MNT/dir$d/sub" || fail "mkdir failed"
 		for f in 1 2 3 4 5 6; do
