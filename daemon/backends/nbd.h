@@ -150,6 +150,9 @@ int nbd_conn_check_export(const struct nbd_backend *nb, struct nbd_conn *c);
 bool nbd_conn_is_dead(struct nbd_conn *c);
 /* libnbd refused a command on c: note why, and that c is broken. */
 void nbd_conn_refused(struct nbd_conn *c);
+/* A request on c had no answer within --timeout: say so in c->why, with
+ * libnbd's state, the polls armed and the bytes unread on the socket. */
+void nbd_conn_note_stall(struct nbd_conn *c);
 /* The socket said ready (revents of a poll on it, or -errno): let
  * libnbd read or write what it can. */
 void nbd_conn_notify(struct nbd_conn *c, int revents);

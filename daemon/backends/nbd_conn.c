@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "nbd.h"
 
@@ -50,6 +51,31 @@ static void nbd_conn_note_error(struct nbd_conn *c)
 	snprintf(c->why, sizeof(c->why), "%s",
 		 msg ? msg : "the connection failed");
 	c->err = nbd_get_errno();
+}
+
+/*
+ * A request of c's went unanswered for --timeout: say where libnbd
+ * stands and what the ring waits for, so that the log tells a server
+ * that never answered (READY, 0 bytes unread) from an answer nobody read
+ * (bytes unread with POLLIN armed) or a send that never finished.
+ */
+void nbd_conn_note_stall(struct nbd_conn *c)
+{
+	const char *state = nbd_connection_state(c->h);
+	unsigned dir = nbd_aio_get_direction(c->h);
+	int fd = nbd_aio_get_fd(c->h), unread = -1;
+
+	if (!state)
+		state = "?";
+	if (fd >= 0 && ioctl(fd, FIONREAD, &unread) == -1)
+		unread = -1;
+	snprintf(c->why, sizeof(c->why),
+		 "a request had no answer within --timeout (libnbd %.*s, wants%s%s, %d in flight; POLLIN %s, POLLOUT %s; %d bytes unread)",
+		 (int)strcspn(state, ":"), state,
+		 dir & LIBNBD_AIO_DIRECTION_READ ? " read" : "",
+		 dir & LIBNBD_AIO_DIRECTION_WRITE ? " write" : "",
+		 nbd_aio_in_flight(c->h), c->in.armed ? "armed" : "not armed",
+		 c->out.armed ? "armed" : "not armed", unread);
 }
 
 void nbd_conn_refused(struct nbd_conn *c)

@@ -620,8 +620,7 @@ static void nbd_queue_expire(struct nbd_queue *nq)
 			 "no handshake within --timeout");
 		nbd_queue_drop_conn(nq);
 	} else if ((bio = nq->in_flight.head) && bio->deadline_ns <= now) {
-		snprintf(c->why, sizeof(c->why),
-			 "a request had no answer within --timeout");
+		nbd_conn_note_stall(c);
 		nbd_queue_drop_conn(nq);
 	}
 }

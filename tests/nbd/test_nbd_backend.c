@@ -22,6 +22,7 @@
 
 #include "backend.h"
 #include "inproc_queue.h"
+#include "log.h"
 #include "nbd_server.h"
 #include "targets.h"
 
@@ -715,6 +716,21 @@ static void restart_aborted_server(struct nbd_server *s, const char *ctl,
 	*restarted = true;
 }
 
+/* The first error line that says a connection was lost (the hook runs
+ * on the queue's thread, before the request it reports on completes). */
+static char lost_line[1024];
+static int lost_line_set;
+
+static void catch_lost_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	if (strstr(line, "lost its connection") &&
+	    !__atomic_load_n(&lost_line_set, __ATOMIC_ACQUIRE)) {
+		snprintf(lost_line, sizeof(lost_line), "%s", line);
+		__atomic_store_n(&lost_line_set, 1, __ATOMIC_RELEASE);
+	}
+}
+
 /* A server that hangs (paused): the read fails after --timeout, the
  * connection is closed, and once the server answers again a new one
  * serves (within 30 s of tries: a loaded CI host, valgrind, may need
@@ -729,7 +745,7 @@ static void test_hang(void)
 	struct dev d;
 	unsigned tries = 0;
 	bool restarted = false;
-	int res;
+	int res, logged;
 	double t;
 
 	snprintf(ctl, sizeof(ctl), "%s/pause.ctl", dir);
@@ -740,11 +756,21 @@ static void test_hang(void)
 		goto out;
 	}
 	CHECK(pause_control(ctl, 'p'), "pause");
+	vublk_log_set_error_hook(catch_lost_line, NULL);
 	t = now_s();
 	CHECK(dev_run(&d, VUBLK_OP_READ, 0, 0, 4096) == -EIO,
 	      "a read of a hung server");
 	t = now_s() - t;
 	CHECK(t >= 1.9 && t < 7, "failed after %.2f s, --timeout=2", t);
+	/* The log says which side stalled: the command sent, its answer
+	 * awaited with POLLIN armed, and nothing on the socket. */
+	vublk_log_set_error_hook(NULL, NULL);
+	logged = __atomic_load_n(&lost_line_set, __ATOMIC_ACQUIRE);
+	CHECK(logged && strstr(lost_line, "no answer within --timeout") &&
+	      strstr(lost_line, "1 in flight; POLLIN armed") &&
+	      strstr(lost_line, "; 0 bytes unread)"),
+	      "the lost connection logged as: %s",
+	      logged ? lost_line : "(nothing)");
 	if (!pause_control(ctl, 'r'))
 		restart_aborted_server(&s, ctl, &restarted);
 	t = now_s();
