@@ -186,19 +186,26 @@ struct verity_io {
 	size_t tbuf_size, bounce_size, tbuf_used;
 };
 
+/* Requests verified together by one merkle_verify_many() call, with its
+ * ranges; depth entries each. */
+struct verity_batch {
+	struct verity_io **ios;
+	struct merkle_verify_req *reqs;
+	unsigned n;
+};
+
 /* A queue's requests; only its own thread touches it. */
 struct verity_queue {
 	uint64_t next_read_id;
 	/* Requests whose reads are in, to verify at the end of the pass
-	 * over the completions; and the batch being verified, with its
-	 * merkle_verify_many() ranges.  depth entries each. */
-	struct verity_io **ready, **batch;
+	 * over the completions (depth entries). */
+	struct verity_io **ready;
 	unsigned nready;
-	struct merkle_verify_req *reqs;
-	/* --verify-thread: the thread that hashes vq->batch, and how many
-	 * requests it holds (0: none, the queue may hand it the next). */
+	/* The batch this thread verifies, and (--verify-thread) the one the
+	 * queue's verify thread holds: n is 0 when it holds none and may be
+	 * handed the next. */
+	struct verity_batch own, handed;
 	struct verity_worker *worker;
-	unsigned nverifying;
 	struct verity_io ios[];		/* one per tag */
 };
 

@@ -83,9 +83,20 @@ static void verity_queue_free(struct verity_queue *vq)
 {
 	verity_worker_stop(vq->worker);
 	free(vq->ready);
-	free(vq->batch);
-	free(vq->reqs);
+	for (unsigned i = 0; i < 2; i++) {
+		struct verity_batch *b = i ? &vq->handed : &vq->own;
+
+		free(b->ios);
+		free(b->reqs);
+	}
 	free(vq);
+}
+
+static bool verity_batch_alloc(struct verity_batch *b, unsigned depth)
+{
+	b->ios = calloc(depth, sizeof(*b->ios));
+	b->reqs = calloc(depth, sizeof(*b->reqs));
+	return b->ios && b->reqs;
 }
 
 int verity_queue_init(struct vublk_queue *q)
@@ -98,9 +109,8 @@ int verity_queue_init(struct vublk_queue *q)
 	if (!vq)
 		return -ENOMEM;
 	vq->ready = calloc(q->depth, sizeof(*vq->ready));
-	vq->batch = calloc(q->depth, sizeof(*vq->batch));
-	vq->reqs = calloc(q->depth, sizeof(*vq->reqs));
-	if (!vq->ready || !vq->batch || !vq->reqs) {
+	if (!vq->ready || !verity_batch_alloc(&vq->own, q->depth) ||
+	    (vt->verify_thread && !verity_batch_alloc(&vq->handed, q->depth))) {
 		verity_queue_free(vq);
 		return -ENOMEM;
 	}
@@ -551,23 +561,21 @@ static void verity_read_verified(struct vublk_queue *q, struct verity_io *io,
 	}
 }
 
-/* The ranges of the n ready requests of vq->batch, for one
- * merkle_verify_many() call, so that their blocks are hashed in groups
- * across requests. */
-static void verity_batch_ranges(struct vublk_queue *q, unsigned n)
+/* The ranges of b's requests, for one merkle_verify_many() call, so
+ * that their blocks are hashed in groups across requests. */
+static void verity_batch_ranges(struct vublk_queue *q, struct verity_batch *b)
 {
 	struct verity_tgt *vt = q->tgt->priv;
-	struct verity_queue *vq = q->priv;
 
-	for (unsigned i = 0; i < n; i++) {
-		struct verity_io *io = vq->batch[i];
+	for (unsigned i = 0; i < b->n; i++) {
+		struct verity_io *io = b->ios[i];
 
 		/* --check-at-most-once: blocks verified before are not. */
 		while (io->next_block < io->end_block &&
 		       verity_checked(vt, io->next_block))
 			io->next_block++;
 		verity_zero_tail(vt, io);
-		vq->reqs[i] = (struct merkle_verify_req){
+		b->reqs[i] = (struct merkle_verify_req){
 			.first_block = io->next_block,
 			.data = io->data + ((io->next_block - io->first_block)
 					    << vt->log_bs),
@@ -577,17 +585,19 @@ static void verity_batch_ranges(struct vublk_queue *q, unsigned n)
 	}
 }
 
-/* What merkle_verify_many() said of the n requests of vq->batch. */
-static void verity_batch_verified(struct vublk_queue *q, unsigned n, int err)
+/* What merkle_verify_many() said of b's requests; b is free after. */
+static void verity_batch_verified(struct vublk_queue *q,
+				  struct verity_batch *b, int err)
 {
-	struct verity_queue *vq = q->priv;
+	unsigned n = b->n;
 
+	b->n = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (err)
-			verity_read_fail(q, vq->batch[i], "verification error",
+			verity_read_fail(q, b->ios[i], "verification error",
 					 err);
 		else
-			verity_read_verified(q, vq->batch[i], &vq->reqs[i]);
+			verity_read_verified(q, b->ios[i], &b->reqs[i]);
 	}
 }
 
@@ -595,32 +605,32 @@ static void verity_batch_verified(struct vublk_queue *q, unsigned n, int err)
 static void verity_worker_done(struct vublk_queue *q, int err)
 {
 	struct verity_queue *vq = q->priv;
-	unsigned n = vq->nverifying;
 
-	vq->nverifying = 0;
-	verity_batch_verified(q, n, err);
+	verity_batch_verified(q, &vq->handed, err);
 }
 
-/* --verify-thread: whether the n ranges of vq->reqs are worth the
- * hand-off (a wakeup each way): a readahead-sized batch is; a few random
- * reads are hashed sooner here (docs/PERFORMANCE.md, "VM: a verify
- * thread"). */
+/* --verify-thread: whether b is worth the hand-off (a wakeup each way):
+ * a readahead-sized batch is; a few random reads are hashed sooner here
+ * (docs/PERFORMANCE.md, "VM: a verify thread"). */
 static bool verity_batch_for_worker(const struct verity_tgt *vt,
-				    const struct verity_queue *vq, unsigned n)
+				    const struct verity_batch *b)
 {
 	uint64_t blocks = 0;
 
-	for (unsigned i = 0; i < n; i++)
-		blocks += vq->reqs[i].nblocks;
+	for (unsigned i = 0; i < b->n; i++)
+		blocks += b->reqs[i].nblocks;
 	return blocks << vt->log_bs >= VERITY_WORKER_MIN_BYTES;
 }
 
 /*
  * The end of a pass over the queue's completions: verify every request
  * whose reads are in, together, here or (--verify-thread, a large batch)
- * on the queue's verify thread.  While that holds a batch, the next waits
- * for its answer, which ends a pass too.  What verification starts (the
- * tree bytes a request still lacks) may be answered at once by a
+ * on the queue's verify thread.  While that thread holds a batch, the
+ * queue verifies the next one itself, so that two CPUs hash at once, as
+ * dm-verity's workqueue runs several bios' verification side by side
+ * (drivers/md/dm-verity-target.c: verity_end_io() queues each bio's
+ * work on kverityd, which is not ordered).  What verification starts
+ * (the tree bytes a request still lacks) may be answered at once by a
  * synchronous backend and make requests ready again: verify until none
  * is, so that no request is left waiting for a completion that will not
  * come.
@@ -630,19 +640,26 @@ void verity_queue_batch_end(struct vublk_queue *q)
 	struct verity_tgt *vt = q->tgt->priv;
 	struct verity_queue *vq = q->priv;
 
-	while (vq->nready && !vq->nverifying) {
-		unsigned n = vq->nready;
+	while (vq->nready) {
+		struct verity_batch *b = &vq->own;
 
-		memcpy(vq->batch, vq->ready, n * sizeof(*vq->batch));
+		memcpy(b->ios, vq->ready, vq->nready * sizeof(*b->ios));
+		b->n = vq->nready;
 		vq->nready = 0;
-		verity_batch_ranges(q, n);
-		if (vq->worker && verity_batch_for_worker(vt, vq, n)) {
-			vq->nverifying = n;
-			verity_worker_submit(vq->worker, vq->reqs, n);
-			return;
+		verity_batch_ranges(q, b);
+		if (vq->worker && !vq->handed.n &&
+		    verity_batch_for_worker(vt, b)) {
+			/* Hand over the arrays; own gets the free pair. */
+			struct verity_batch free_pair = vq->handed;
+
+			vq->handed = *b;
+			*b = free_pair;
+			verity_worker_submit(vq->worker, vq->handed.reqs,
+					     vq->handed.n);
+			continue;
 		}
-		verity_batch_verified(q, n,
-				      merkle_verify_many(vt->tree, vq->reqs, n));
+		verity_batch_verified(q, b,
+				      merkle_verify_many(vt->tree, b->reqs, b->n));
 	}
 }
 

@@ -23,7 +23,10 @@
  * the queue touches neither their buffers nor the batch's ranges.  Only
  * a batch of readahead size goes to the thread; a few random reads are
  * hashed at once on the queue's (verity_read.c), where the hand-off
- * would only add its two wakeups to their latency.
+ * would only add its two wakeups to their latency.  A batch that is
+ * ready while the thread holds one is hashed on the queue's thread, so
+ * that where hashing is the bottleneck two CPUs share it, as kverityd's
+ * work items run side by side.
  */
 #include <errno.h>
 #include <poll.h>

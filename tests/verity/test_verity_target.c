@@ -168,6 +168,55 @@ static void test_parallel_seq(const struct vt_image *img, const char *mode)
 }
 
 /*
+ * Two waves of large reads, the second started while the first may still
+ * be hashed: with a verify thread, the first wave goes to the thread and
+ * the second is verified on the queue meanwhile (verity_queue_batch_end()).
+ * One data block of the second wave is damaged: its request alone fails,
+ * and no verdict crosses from one batch to the other.
+ */
+static void test_overlapping_batches(const struct vt_image *img)
+{
+	const uint32_t len = 256 * 1024;
+	const unsigned half = VT_DEPTH / 2;
+	uint64_t bad_block = (uint64_t)(half + 3) * len / (1U << img->log_bs) + 5;
+	struct vublk_req req[VT_DEPTH];
+	struct vt_image copy;
+	struct vt_dev d;
+	unsigned tag, wrong = 0;
+	int res;
+
+	if (img->data_size < (uint64_t)VT_DEPTH * len)
+		return;
+	CHECK(vt_image_copy(img, &copy, dir, "overlap") == 0, "copy");
+	CHECK(vt_image_flip(&copy, bad_block << img->log_bs) == 0, "flip");
+	copy.data = img->data;
+	CHECK(vt_dev_open(&d, copy.path, NULL) == 0, "open");
+	for (unsigned wave = 0; d.ready && wave < 2; wave++) {
+		for (tag = wave * half; tag < (wave + 1) * half; tag++) {
+			req[tag] = (struct vublk_req){ .op = VUBLK_OP_READ,
+				.flags = VUBLK_REQ_READAHEAD,
+				.offset = (uint64_t)tag * len, .len = len,
+				.buf = vt_dev_buf(&d, tag) };
+			inproc_queue_start(&d.iq, tag, &req[tag]);
+		}
+		/* The first wave's data in, and its batch on its way. */
+		CHECK(wave || inproc_queue_reap(&d.iq) == 0, "reap");
+	}
+	CHECK(!d.ready || inproc_queue_wait_all(&d.iq) == 0, "wait");
+	while (d.ready && inproc_queue_pop(&d.iq, &tag, &res)) {
+		bool bad = tag == half + 3;
+
+		wrong += bad ? res != -EIO :
+			res != (int)len || memcmp(req[tag].buf,
+					   img->data + req[tag].offset, len);
+	}
+	CHECK(wrong == 0, "overlapping batches: %u reads wrong", wrong);
+	vt_dev_close(&d);
+	copy.data = NULL;
+	vt_image_destroy(&copy);
+}
+
+/*
  * Damage one byte at image offset pos of a copy; the data blocks in
  * [bad_lo, bad_hi) must now fail with -EIO and all others read right.
  * Checked with one read per 16 KiB and one read per bad range edge.
@@ -858,6 +907,7 @@ int main(int argc, char **argv)
 	}
 	test_parallel(&img_a);
 	test_parallel(&img_b);
+	test_overlapping_batches(&img_b);
 	test_tampering(&img_a);
 	test_tampering(&img_b);
 	test_readahead(&img_b);
