@@ -80,7 +80,12 @@ start_mode() {
 
 stop_mode() {
 	case $1 in
-	vublk|vublk-inline|vublk-raw) "$VUBLK" del -n "$ID" || fail "vublk del" ;;
+	vublk|vublk-inline|vublk-raw)
+		# A round that stalls (once in about 40: docs/PERFORMANCE.md,
+		# "VM: where the guest's CPU goes") leaves its cause here.
+		grep -h "nbd .*queue [0-9]* lost its connection" \
+			"$(device_log "$ID")" >&2
+		"$VUBLK" del -n "$ID" || fail "vublk del" ;;
 	*)
 		[ "$1" = dm-verity ] && { veritysetup close nbdv || fail "veritysetup close"; }
 		nbd-client -d /dev/nbd0 >/dev/null || fail "nbd-client -d" ;;
