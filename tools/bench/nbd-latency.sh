@@ -16,8 +16,11 @@
 #   tools/bench/nbd-latency.sh [--rounds N] [--size SIZE] [--seconds N]
 #                              [--delays "0 1 5"] [--plot PREFIX]
 #                              [--server-cpu N] [BUILD]
-#   BUILD: the build directory (default build); delays in whole
-#   milliseconds (nbdkit 1.32's delay filter takes no fractions).
+#   BUILD: the build directory (default build); delays in milliseconds.
+#   Whole ones go through nbdkit's delay filter; fractions (0.2) through
+#   BUILD/tools/nbdkit-delay-us-filter.so (tools/bench/nbdkit-delay-us.c),
+#   since nbdkit 1.32's filter takes whole milliseconds only; meson
+#   builds it where nbdkit-plugin-dev is installed.
 #   --plot PREFIX: vublk-bench --plot charts of the last round (one
 #   round: every bar of a chart from the same minutes), PREFIX-seq.svg
 #   and PREFIX-rand.svg, a group of bars per latency (needs gnuplot).
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--delays) delays=${2:-}; shift 2 ;;
 	--plot) plot=${2:-}; shift 2 ;;
 	--server-cpu) server_cpu=${2:-}; shift 2 ;;
-	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) build=$1; shift ;;
 	esac
@@ -48,6 +51,13 @@ for x in "$BENCH" "$VV"; do
 	[ -x "$x" ] || { echo "$ME: $x is not built (ninja -C $build)" >&2; exit 2; }
 done
 command -v nbdkit >/dev/null || { echo "$ME: nbdkit is not installed" >&2; exit 2; }
+DELAY_US_FILTER=$build/tools/nbdkit-delay-us-filter.so
+for ms in $delays; do
+	[[ $ms =~ ^[0-9]+(\.[0-9]{1,3})?$ ]] ||
+		{ echo "$ME: --delays: '$ms' is not a number of milliseconds (e.g. \"0 0.2 1 5\")" >&2; exit 2; }
+	[[ $ms =~ ^[0-9]+$ ]] || [ -f "$DELAY_US_FILTER" ] ||
+		{ echo "$ME: --delays: $ms ms needs $DELAY_US_FILTER (apt-get install nbdkit-plugin-dev, then meson setup --reconfigure $build && ninja -C $build)" >&2; exit 2; }
+done
 # --server-cpu: the commands that start nbdkit and vublk-bench.
 SERVER_PIN=() CLIENT_PIN=()
 if [ -n "$server_cpu" ]; then
@@ -80,10 +90,14 @@ URI="nbd+unix:///?socket=$D/sock"
 
 # serve MS: nbdkit on $D/sock with reads delayed by MS milliseconds.
 serve() {
+	local delay=(--filter=delay -r file "$D/img" delay-read="${1}ms")
+
+	[[ $1 =~ ^[0-9]+$ ]] ||
+		delay=(--filter="$DELAY_US_FILTER" -r file "$D/img"
+		       delay-read-us="$(awk -v ms="$1" 'BEGIN { printf "%d", ms * 1000 + 0.5 }')")
 	[ -n "$server" ] && kill "$server" && wait "$server" 2>/dev/null
 	rm -f "$D/sock" "$D/pid"
-	"${SERVER_PIN[@]}" nbdkit -f --threads=64 -U "$D/sock" -P "$D/pid" --filter=delay \
-		-r file "$D/img" delay-read="${1}ms" &
+	"${SERVER_PIN[@]}" nbdkit -f --threads=64 -U "$D/sock" -P "$D/pid" "${delay[@]}" &
 	server=$!
 	for _ in $(seq 100); do [ -s "$D/pid" ] && return 0; sleep 0.05; done
 	echo "$ME: nbdkit did not start" >&2
@@ -122,7 +136,7 @@ import collections, statistics, sys
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     ms, row, side, mbs, iops = line.split()
-    rows[(int(ms), row, side)].append((float(mbs), float(iops)))
+    rows[(float(ms), row, side)].append((float(mbs), float(iops)))
 def med(ms, row, side, i):
     v = rows.get((ms, row, side))
     return statistics.median(x[i] for x in v) if v else float("nan")
@@ -133,7 +147,7 @@ for ms in sorted({k[0] for k in rows}):
     for row, i, unit in (("seq", 0, "MB/s"), ("rand", 1, "IOPS")):
         u, off, comp, sub = (med(ms, row, s, i) for s in
                              ("unverified", "off", "completion", "submission"))
-        print(f"| {ms} ms | {lat:.2f} ms | {row} ({unit}) | {u:.0f} | {off:.0f} | "
+        print(f"| {ms:g} ms | {lat:.2f} ms | {row} ({unit}) | {u:.0f} | {off:.0f} | "
               f"{comp:.0f} | {sub:.0f} | {sub / u:.2f} | {sub / off:.2f} |")
 print(f"({len(next(iter(rows.values())))} rounds, medians)")
 PY
