@@ -79,24 +79,26 @@ unsigned verity_max_tree_blocks(const struct vublk_tgt *t)
 static void verity_worker_done(struct vublk_queue *q, int err);
 
 /* No request is left: the worker holds no batch. */
-static void verity_queue_free(struct verity_queue *vq)
-{
-	verity_worker_stop(vq->worker);
-	free(vq->ready);
-	for (unsigned i = 0; i < 2; i++) {
-		struct verity_batch *b = i ? &vq->handed : &vq->own;
-
-		free(b->ios);
-		free(b->reqs);
-	}
-	free(vq);
-}
-
 static bool verity_batch_alloc(struct verity_batch *b, unsigned depth)
 {
 	b->ios = calloc(depth, sizeof(*b->ios));
 	b->reqs = calloc(depth, sizeof(*b->reqs));
 	return b->ios && b->reqs;
+}
+
+static void verity_batch_free(struct verity_batch *b)
+{
+	free(b->ios);
+	free(b->reqs);
+}
+
+static void verity_queue_free(struct verity_queue *vq)
+{
+	verity_worker_stop(vq->worker);
+	free(vq->ready);
+	verity_batch_free(&vq->own);
+	verity_batch_free(&vq->handed);
+	free(vq);
 }
 
 int verity_queue_init(struct vublk_queue *q)

@@ -177,8 +177,8 @@ static void test_parallel_seq(const struct vt_image *img, const char *mode)
 static void test_overlapping_batches(const struct vt_image *img)
 {
 	const uint32_t len = 256 * 1024;
-	const unsigned half = VT_DEPTH / 2;
-	uint64_t bad_block = (uint64_t)(half + 3) * len / (1U << img->log_bs) + 5;
+	const unsigned half = VT_DEPTH / 2, bad_tag = half + 3;
+	uint64_t bad_block = (uint64_t)bad_tag * len / (1U << img->log_bs) + 5;
 	struct vublk_req req[VT_DEPTH];
 	struct vt_image copy;
 	struct vt_dev d;
@@ -200,13 +200,12 @@ static void test_overlapping_batches(const struct vt_image *img)
 			inproc_queue_start(&d.iq, tag, &req[tag]);
 		}
 		/* The first wave's data in, and its batch on its way. */
-		CHECK(wave || inproc_queue_reap(&d.iq) == 0, "reap");
+		if (wave == 0)
+			CHECK(inproc_queue_reap(&d.iq) == 0, "reap");
 	}
 	CHECK(!d.ready || inproc_queue_wait_all(&d.iq) == 0, "wait");
 	while (d.ready && inproc_queue_pop(&d.iq, &tag, &res)) {
-		bool bad = tag == half + 3;
-
-		wrong += bad ? res != -EIO :
+		wrong += tag == bad_tag ? res != -EIO :
 			res != (int)len || memcmp(req[tag].buf,
 					   img->data + req[tag].offset, len);
 	}
