@@ -20,13 +20,20 @@ for ra in off completion submission; do
 		grep -q "^ratio:" <<<"$out" || fail "$ra $pattern: no ratio: $out"
 	done
 done
+# Hashing on the verify thread or on the queue: the same clean read.
+for vt in on off; do
+	out=$("$bench" verity "$dir/img" --verify-thread=$vt --io-size=256K \
+		--bytes=12M 2>/dev/null) || fail "--verify-thread=$vt: exit status $?: $out"
+	grep -q "^verified read: .* 0 errors)" <<<"$out" || fail "--verify-thread=$vt: $out"
+done
 # A tampered image: the run reports errors and fails.
 # (flip the byte: writing a fixed value would change nothing 1 time in 256)
 old=$(od -An -tu1 -j 5000 -N1 "$dir/img" | tr -d ' ')
 printf "\\$(printf %03o $((old ^ 0xff)))" |
 	dd of="$dir/img" bs=1 seek=5000 conv=notrunc 2>/dev/null
 "$bench" verity "$dir/img" --bytes=6M >/dev/null 2>&1 && fail "a corrupt image benchmarked clean"
-for bad in "--depth=0" "--io-size=100" "--pattern=zigzag" "--seconds=1 --bytes=1M"; do
+for bad in "--depth=0" "--io-size=100" "--pattern=zigzag" "--seconds=1 --bytes=1M" \
+	   "--verify-thread=maybe"; do
 	err=$("$bench" verity "$dir/img" $bad 2>&1 >/dev/null)
 	status=$?
 	[ $status = 2 ] || fail "$bad: exit status $status, expected 2"

@@ -83,21 +83,16 @@ static int bench_nbd_data_size(const struct bench_args *a,
 
 int bench_nbd(const struct bench_args *a)
 {
-	/* readahead=MODE, then cache-mb=N if given */
-	const char *vopts[3] = { NULL };
-	char ra[64], cache[64];
+	struct bench_verity_opts vopts;
 	struct bench_target verified = { .ops = &vublk_tgt_verity,
-					 .path = a->image, .opts = vopts + 1 };
+					 .path = a->image, .opts = vopts.v };
 	struct bench_target plain = { .ops = &vublk_tgt_loop,
 				      .path = a->image, .read_only = true };
 	struct bench_args eff = *a;
 	double unverified_rate, rate;
 	int status = 0;
 
-	if (a->cache_mb) {
-		snprintf(cache, sizeof(cache), "cache-mb=%s", a->cache_mb);
-		vopts[1] = cache;
-	}
+	bench_verity_opts(&vopts, a, NULL);
 	/* Both runs cover the verified device's bytes: the same requests. */
 	if (bench_nbd_data_size(a, &verified, &plain.size))
 		return 1;
@@ -114,9 +109,7 @@ int bench_nbd(const struct bench_args *a)
 
 		if (a->readahead && strcmp(a->readahead, mode))
 			continue;
-		snprintf(ra, sizeof(ra), "readahead=%s", mode);
-		vopts[0] = ra;
-		verified.opts = vopts;
+		bench_verity_opts(&vopts, a, mode);
 		if (bench_nbd_run(&eff, &verified, mode, &rate)) {
 			status = 1;
 			continue;

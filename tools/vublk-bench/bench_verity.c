@@ -181,31 +181,47 @@ static int bench_verity_run(struct bench_run *r, const struct bench_args *a,
 	return 1;
 }
 
+void bench_verity_opts(struct bench_verity_opts *o,
+		       const struct bench_args *a, const char *readahead)
+{
+	unsigned n = 0;
+
+	if (a->direct)
+		o->v[n++] = "direct";
+	if (readahead) {
+		snprintf(o->readahead, sizeof(o->readahead), "readahead=%s",
+			 readahead);
+		o->v[n++] = o->readahead;
+	}
+	if (a->cache_mb) {
+		snprintf(o->cache_mb, sizeof(o->cache_mb), "cache-mb=%s",
+			 a->cache_mb);
+		o->v[n++] = o->cache_mb;
+	}
+	if (a->verify_thread) {
+		snprintf(o->verify_thread, sizeof(o->verify_thread),
+			 "verify-thread=%s", a->verify_thread);
+		o->v[n++] = o->verify_thread;
+	}
+	o->v[n] = NULL;
+}
+
 int bench_verity(const struct bench_args *a)
 {
 	/* The loop target takes --direct only. */
-	const char *vopts[4] = { NULL }, *lopts[2] = { NULL };
-	char ra[64], cache[64];
+	const char *lopts[2] = { a->direct ? "direct" : NULL, NULL };
+	struct bench_verity_opts vopts;
 	const struct bench_target verified = { .ops = &vublk_tgt_verity,
-					       .path = a->image, .opts = vopts,
+					       .path = a->image,
+					       .opts = vopts.v,
 					       .read_only = true };
 	struct bench_target plain = { .ops = &vublk_tgt_loop,
 				      .path = a->image, .opts = lopts,
 				      .read_only = true };
 	struct bench_run r, unverified;
-	unsigned n = 0;
 	int status = 1;
 
-	if (a->direct)
-		vopts[n++] = lopts[0] = "direct";
-	if (a->readahead) {
-		snprintf(ra, sizeof(ra), "readahead=%s", a->readahead);
-		vopts[n++] = ra;
-	}
-	if (a->cache_mb) {
-		snprintf(cache, sizeof(cache), "cache-mb=%s", a->cache_mb);
-		vopts[n++] = cache;
-	}
+	bench_verity_opts(&vopts, a, a->readahead);
 	if (!a->direct)
 		bench_drop_page_cache(a->image);
 	printf("vublk-bench verity %s: %s, %u-byte requests, depth %u, %s\n",

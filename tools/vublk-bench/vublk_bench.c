@@ -4,6 +4,7 @@
  *
  *   vublk-bench verity IMAGE [--pattern=seq|rand] [--io-size=N] [--depth=N]
  *               [--direct] [--readahead=MODE] [--cache-mb=N]
+ *               [--verify-thread=on|off|auto]
  *               [--seconds=N | --bytes=N]
  *               [--plot=FILE.svg [--plot-label=L] [--plot-rate=wall|cpu]]
  *   vublk-bench nbd URI [the same options but --direct]
@@ -27,7 +28,7 @@
 
 enum bench_opt {
 	OPT_PATTERN = 256, OPT_IO_SIZE, OPT_DEPTH, OPT_DIRECT, OPT_READAHEAD,
-	OPT_CACHE_MB, OPT_SECONDS, OPT_BYTES, OPT_PLOT, OPT_PLOT_LABEL,
+	OPT_CACHE_MB, OPT_VERIFY_THREAD, OPT_SECONDS, OPT_BYTES, OPT_PLOT, OPT_PLOT_LABEL,
 	OPT_PLOT_RATE, OPT_HELP,
 };
 
@@ -38,6 +39,7 @@ static const struct option bench_options[] = {
 	{ "direct", no_argument, NULL, OPT_DIRECT },
 	{ "readahead", required_argument, NULL, OPT_READAHEAD },
 	{ "cache-mb", required_argument, NULL, OPT_CACHE_MB },
+	{ "verify-thread", required_argument, NULL, OPT_VERIFY_THREAD },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "bytes", required_argument, NULL, OPT_BYTES },
 	{ "plot", required_argument, NULL, OPT_PLOT },
@@ -58,6 +60,8 @@ static const struct option bench_options[] = {
 "                      (steadier on a busy machine; one measure per chart)\n"
 #define BENCH_USAGE_AMOUNT \
 "  --cache-mb=N        tree cache size (the target's default)\n" \
+"  --verify-thread=on|off|auto  hash on a thread beside the queue's (the\n" \
+"                      target's default: auto, on for an NBD image)\n" \
 "  --seconds=N         run this long, or\n" \
 "  --bytes=N           read this many bytes (default: the whole device once)\n"
 
@@ -190,6 +194,15 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 		return 0;
 	case OPT_CACHE_MB:
 		a->cache_mb = arg;
+		return 0;
+	case OPT_VERIFY_THREAD:
+		if (strcmp(arg, "on") && strcmp(arg, "off") &&
+		    strcmp(arg, "auto")) {
+			bench_error("bad --verify-thread value '%s': on, off or auto",
+				    arg);
+			return -EINVAL;
+		}
+		a->verify_thread = arg;
 		return 0;
 	case OPT_SECONDS:
 		return bench_number("--seconds", arg, 1, 86400, &a->seconds);

@@ -24,6 +24,7 @@ struct bench_args {
 	bool direct;			/* O_DIRECT instead of the page cache */
 	const char *readahead;		/* NULL: the target's default */
 	const char *cache_mb;		/* NULL: the target's default */
+	const char *verify_thread;	/* on, off, auto; NULL: default */
 	uint64_t seconds;		/* stop after this long, or */
 	uint64_t bytes;			/* after this many bytes (0: unset) */
 	const char *plot;		/* --plot=FILE.svg, or NULL */
@@ -71,6 +72,16 @@ void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* bench_verity.c: run the verity benchmark; returns the exit status. */
 int bench_verity(const struct bench_args *a);
+
+/* The verity target's options for one run (struct bench_target.opts). */
+struct bench_verity_opts {
+	const char *v[5];	/* NULL-ended */
+	char readahead[32], cache_mb[32], verify_thread[32];
+};
+/* direct if a says so, readahead=MODE (NULL: the target's default),
+ * then the tuning the user gave (cache-mb, verify-thread). */
+void bench_verity_opts(struct bench_verity_opts *o,
+		       const struct bench_args *a, const char *readahead);
 
 /* bench_nbd.c: verified and unverified reads of one NBD export; returns
  * the exit status. */
