@@ -333,10 +333,11 @@ static int verity_init(struct vublk_tgt *t)
 		verity_release(vt);
 		return ret;
 	}
-	vublk_info("verity image %s: %s, %" PRIu64 " bytes of data, %s, %u-byte blocks, %u tree levels, backend %s, readahead %s, on corruption %s",
+	vublk_info("verity image %s: %s, %" PRIu64 " bytes of data, %s (%s), %u-byte blocks, %u tree levels, backend %s, readahead %s, on corruption %s",
 		   t->backing_file, verity_format_name(vt),
 		   vt->img.layout.data_size,
 		   merkle_hash_alg_name(vt->img.params.hash_alg),
+		   merkle_hash_impl(&vt->img.params),
 		   1U << vt->log_bs, vt->img.geometry.num_levels,
 		   vt->image.ops->name, verity_readahead_names[vt->readahead],
 		   verity_on_corruption_names[vt->on_corruption]);

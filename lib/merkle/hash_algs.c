@@ -223,6 +223,28 @@ const char *merkle_hash_alg_name(unsigned hash_alg)
 	return alg ? alg->name : NULL;
 }
 
+/* The SHA extensions' path takes the blocks of p (merkle_hasher_init()). */
+static bool merkle_params_sha_ni(const struct merkle_params *p)
+{
+	return p->hash_alg == MERKLE_HASH_SHA256 &&
+	       !(p->format == MERKLE_FORMAT_DMVERITY_V0 && p->salt_size) &&
+	       merkle_sha256_ni_usable();
+}
+
+const char *merkle_hash_impl(const struct merkle_params *p)
+{
+	static const char *const by_lanes[SHA256_NI_MAX_LANES + 1] = {
+		[1] = "SHA extensions, 1 lane",
+		[2] = "SHA extensions, 2 lanes",
+		[4] = "SHA extensions, 4 lanes",
+		[8] = "SHA extensions, 8 lanes",
+	};
+
+	if (!merkle_params_sha_ni(p))
+		return "OpenSSL";
+	return by_lanes[merkle_sha256_ni_lanes()];
+}
+
 unsigned merkle_digest_size(unsigned hash_alg)
 {
 	const struct merkle_hash_alg *alg = merkle_find_alg(hash_alg);
@@ -321,8 +343,8 @@ int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p)
 			p->salt_size : 0;
 	memcpy(h->suffix, p->salt, h->suffix_len);
 	/* The SHA extensions path hashes a prefix, then the block. */
-	h->sha_ni = p->hash_alg == MERKLE_HASH_SHA256 && !h->suffix_len &&
-		    merkle_sha256_ni_usable();
+	h->sha_ni = merkle_params_sha_ni(p);
+	h->sha256_lanes = h->sha_ni ? merkle_sha256_ni_lanes() : 1;
 	h->xof = EVP_MD_get_flags(merkle_alg_md(alg)) & EVP_MD_FLAG_XOF;
 	h->salted = EVP_MD_CTX_new();
 	h->work = EVP_MD_CTX_new();
@@ -383,12 +405,13 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 }
 
 /*
- * With the SHA extensions, blocks go through merkle_sha256_ni_finup()
- * eight at a time, then four, two, a lone last one.  fs/verity/verify.c:
+ * With the SHA extensions, blocks go through merkle_sha256_ni_finup() as
+ * many at a time as are fastest on this CPU (up to eight), then half as
+ * many, down to a lone last one.  fs/verity/verify.c:
  * fsverity_verify_pending_blocks() hashes two pending data blocks with
  * sha256_finup_2x(); more lanes keep the SHA unit busier still where one
  * lane's rounds are latency-bound (sha256_ni.c: 1.21 us per 4 KiB block
- * with eight lanes, 1.59 with two, on this lab's AMD Zen 5).
+ * with eight lanes, 1.59 with two, on AMD Zen 5), but not on every CPU.
  */
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,
@@ -399,7 +422,7 @@ int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 	int err = 0;
 
 	if (h->sha_ni) {
-		for (size_t lanes = SHA256_NI_MAX_LANES; lanes > 1; lanes /= 2)
+		for (size_t lanes = h->sha256_lanes; lanes > 1; lanes /= 2)
 			for (; i + lanes <= n; i += lanes)
 				merkle_sha256_ni_finup(&h->sha256_salted,
 						       blocks + i, lanes,

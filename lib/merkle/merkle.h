@@ -212,6 +212,16 @@ struct merkle_params {
 	enum merkle_format format;	/* 0: fs-verity */
 };
 
+/*
+ * How this process hashes the blocks of a tree of parameters p, for
+ * reports: "SHA extensions, N lanes" for SHA-256 where the CPU has them
+ * (N blocks at a time at most: the count found fastest on this CPU when
+ * first asked, or $MERKLE_SHA256_LANES if it is 1, 2, 4 or 8), else
+ * "OpenSSL" (every other algorithm, and dm-verity's hash type 0 with a
+ * salt, which follows the block).
+ */
+const char *merkle_hash_impl(const struct merkle_params *p);
+
 /* Whether p is one of dm-verity's hash types. */
 static inline bool merkle_format_dmverity(const struct merkle_params *p)
 {

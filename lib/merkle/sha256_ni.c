@@ -15,13 +15,13 @@
  *
  * Two lanes still leave the unit idle part of the time on AMD Zen 5: per
  * 4 KiB block, one lane takes 2.37 us of CPU, two 1.59, four 1.32, eight
- * 1.21 (this lab's host; docs/PERFORMANCE.md, "More SHA-256 lanes"),
- * although more than two lanes' state does not fit the 16 XMM registers
- * that the SHA instructions can name.  A server has many requests' blocks in hand
- * at once, so large groups are common (random 4 KiB reads at depth 16
- * complete 16 at a time).  Not measured on Intel, where two lanes gained
- * least: a CPU on which more lanes lose to two should get a per-CPU
- * choice, measured.
+ * 1.21 (docs/PERFORMANCE.md, "More SHA-256 lanes"), although more than
+ * two lanes' state does not fit the 16 XMM registers that the SHA
+ * instructions can name.  A server has many requests' blocks in hand at
+ * once, so large groups are common (random 4 KiB reads at depth 16
+ * complete 16 at a time).  On an Intel Xeon (model 207) eight lanes lose
+ * to two instead (2.40 us against 2.12), so the count is the CPU's,
+ * measured once per process: merkle_sha256_ni_lanes().
  *
  * A lone message (a block without a partner: a 4 KiB random read, an odd
  * last block) goes through one lane of the same code: as fast as
@@ -37,7 +37,10 @@
  * block, the data's whole blocks follow from there (unaligned loads), and
  * its last t bytes and the padding make one or two last blocks.
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "merkle_private.h"
 
@@ -233,6 +236,91 @@ static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
 	[8] = sha256_blocks_8x,
 };
 
+/* Passes over the same messages per lane count; the fastest counts. */
+#define SHA256_NI_TIMED_PASSES 5
+
+/* What the timed passes computed, kept so that they are not optimized
+ * away. */
+static volatile uint32_t sha256_ni_timing_sink;
+
+static uint64_t sha256_ni_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds that hashing SHA256_NI_MAX_LANES messages of 4 KiB takes
+ * with n lanes at a time: the fastest of a few passes after a first one
+ * that warms up (an interrupted pass only ever looks slower). */
+static uint64_t sha256_ni_time_lanes(size_t n)
+{
+	/* The SHA instructions take as long whatever the bytes. */
+	static const uint8_t message[4096];
+	const uint8_t *data[SHA256_NI_MAX_LANES];
+	uint32_t state[SHA256_NI_MAX_LANES][8] = { { 0 } };
+	uint64_t best = UINT64_MAX;
+
+	for (size_t j = 0; j < n; j++)
+		data[j] = message;
+	for (int pass = 0; pass <= SHA256_NI_TIMED_PASSES; pass++) {
+		uint64_t t0 = sha256_ni_now_ns(), t;
+
+		for (size_t k = 0; k < SHA256_NI_MAX_LANES / n; k++)
+			sha256_blocks_by_lanes[n](state, data,
+						  sizeof(message) / 64);
+		t = sha256_ni_now_ns() - t0;
+		if (pass && t < best)
+			best = t;
+	}
+	sha256_ni_timing_sink = state[0][0];
+	return best;
+}
+
+static size_t sha256_ni_lanes;
+static pthread_once_t sha256_ni_lanes_once = PTHREAD_ONCE_INIT;
+
+/* $MERKLE_SHA256_LANES if it names a count merkle_sha256_ni_finup()
+ * takes, else 0. */
+static size_t sha256_ni_lanes_from_env(void)
+{
+	const char *v = getenv("MERKLE_SHA256_LANES");
+
+	if (!v || strlen(v) != 1 || !strchr("1248", v[0]))
+		return 0;
+	return (size_t)(v[0] - '0');
+}
+
+/*
+ * The fastest count, as the kernel's RAID-6 code times each syndrome
+ * function at boot and keeps the fastest (lib/raid6/algos.c:
+ * raid6_choose_gen()): about 0.3 ms, once.
+ */
+static void sha256_ni_choose_lanes(void)
+{
+	uint64_t best = UINT64_MAX;
+
+	sha256_ni_lanes = sha256_ni_lanes_from_env();
+	if (sha256_ni_lanes)
+		return;
+	for (size_t n = 1; n <= SHA256_NI_MAX_LANES; n *= 2) {
+		uint64_t t = sha256_ni_time_lanes(n);
+
+		if (t < best) {
+			best = t;
+			sha256_ni_lanes = n;
+		}
+	}
+}
+
+size_t merkle_sha256_ni_lanes(void)
+{
+	/* pthread_once() fails only on invalid arguments. */
+	(void)pthread_once(&sha256_ni_lanes_once, sha256_ni_choose_lanes);
+	return sha256_ni_lanes;
+}
+
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len)
 {
@@ -334,6 +422,11 @@ void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
 bool merkle_sha256_ni_usable(void)
 {
 	return false;
+}
+
+size_t merkle_sha256_ni_lanes(void)
+{
+	return 1;
 }
 
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,

@@ -71,7 +71,8 @@ static struct bench_rate bench_run_rate(const struct bench_run *r)
 static void bench_report_limits(const struct bench_rate *read,
 				const struct bench_rate *plain,
 				const struct bench_rate *raw,
-				const struct bench_rate *merkle)
+				const struct bench_rate *merkle,
+				const char *hash_impl)
 {
 	/* Per CPU second: the unverified read's time and the hashing's,
 	 * added, for the same bytes. */
@@ -80,8 +81,9 @@ static void bench_report_limits(const struct bench_rate *read,
 	if (raw->cpu > 0)
 		printf("sha256 raw:     %.1f MB/s wall, %.1f MB/s per CPU second (OpenSSL SHA256_Update, one unsalted block per call, one core)\n",
 		       raw->wall / 1e6, raw->cpu / 1e6);
-	printf("merkle hashing: %.1f MB/s wall, %.1f MB/s per CPU second (merkle_hash_blocks, one core)\n",
-	       merkle->wall / 1e6, merkle->cpu / 1e6);
+	printf("merkle hashing: %.1f MB/s wall, %.1f MB/s per CPU second (merkle_hash_blocks, one core, %s)\n",
+	       merkle->wall / 1e6, merkle->cpu / 1e6,
+	       hash_impl);
 	printf("read + hashing: %.1f MB/s per CPU second (the unverified read's time plus merkle_hash_blocks' for the same bytes: the most a verified read can reach)\n",
 	       bound / 1e6);
 	if (raw->cpu > 0)
@@ -134,6 +136,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	double gib = r->done / (double)(1ULL << 30);
 	uint64_t reads = inproc_tgt_counter(&r->tgt, "tree_reads");
 	int fd = open(a->image, O_RDONLY | O_CLOEXEC), err;
+	const char *hash_impl;
 
 	err = fd < 0 ? -errno : f2fslayout_read(fd, &img);
 	if (err) {
@@ -146,6 +149,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	err = bench_sha_limits(fd, &img.params, img.layout.data_size,
 			       r->done < (1ULL << 30) ? r->done : 1ULL << 30,
 			       &raw, &merkle);
+	hash_impl = merkle_hash_impl(&img.params);
 	f2fslayout_image_release(&img);
 	close(fd);
 	printf("verified read:  %.1f MB/s wall, %.1f MB/s per CPU second (%" PRIu64 " bytes, %.3f s, %.3f CPU s, %" PRIu64 " errors)\n",
@@ -158,7 +162,8 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	printf("unverified read: %.1f MB/s wall, %.1f MB/s per CPU second (the loop target, the same requests, %" PRIu64 " bytes)\n",
 	       unverified.wall / 1e6, unverified.cpu / 1e6, plain->done);
 	if (!err)
-		bench_report_limits(&read, &unverified, &raw, &merkle);
+		bench_report_limits(&read, &unverified, &raw, &merkle,
+				    hash_impl);
 	else if (err == -ERANGE)
 		printf("limits:         not measured: too little data to time (read more with --bytes)\n");
 	if (r->errors || plain->errors || (err && err != -ERANGE))
