@@ -213,12 +213,14 @@ struct merkle_params {
 };
 
 /*
- * How this process hashes the blocks of a tree of parameters p, for
- * reports: "SHA extensions, N lanes" for SHA-256 where the CPU has them
- * (N blocks at a time at most: the count found fastest on this CPU when
- * first asked, or $MERKLE_SHA256_LANES if it is 1, 2, 4 or 8), else
- * "OpenSSL" (every other algorithm, and dm-verity's hash type 0 with a
- * salt, which follows the block).
+ * How this process hashes the blocks of a tree of valid parameters p,
+ * for reports: "SHA extensions, N lanes" for SHA-256 where the CPU has
+ * them, else "OpenSSL" (every other algorithm, and dm-verity's hash type
+ * 0 with a salt, which follows the block).  N is how many blocks are
+ * hashed at once at most: $MERKLE_SHA256_LANES if it is 1, 2, 4 or 8,
+ * else the count found fastest on this CPU, timed (about 0.3 ms) on the
+ * process's first call of this, of merkle_tree_open() or of any hashing
+ * with the SHA extensions.
  */
 const char *merkle_hash_impl(const struct merkle_params *p);
 

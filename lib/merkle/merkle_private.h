@@ -36,9 +36,9 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len);
 /* Most messages merkle_sha256_ni_finup() hashes at once. */
 #define SHA256_NI_MAX_LANES 8
-/* How many at once are fastest on this CPU (1, 2, 4 or 8): timed on the
- * first call, or $MERKLE_SHA256_LANES when it names one of those (for
- * tests, which run each, and benchmarks). */
+/* How many at once are fastest on this CPU (1, 2, 4 or 8): timed on
+ * the first call, or $MERKLE_SHA256_LANES when it names one of those
+ * (for tests, which run each, and benchmarks). */
 size_t merkle_sha256_ni_lanes(void);
 /* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (1, 2, 4
  * or 8); each message len bytes, len a multiple of 64 and at least 64. */
@@ -52,9 +52,10 @@ void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
  * fsverity-utils does with its salted hash_init.  Both contexts are reused
  * for every block, so hashing a block allocates nothing of ours.  For
  * SHA-256 on a CPU with the SHA extensions, blocks go up to 8 at a
- * time (as many as are fastest on the CPU) through merkle_sha256_ni_finup() from sha256_salted instead (the
- * kernel's fsverity_verify_pending_blocks() hashes two at once), and a
- * lone one alone.
+ * time (as many as are fastest on the CPU) through
+ * merkle_sha256_ni_finup() from sha256_salted instead (the kernel's
+ * fsverity_verify_pending_blocks() hashes two at once), and a lone one
+ * alone.
  */
 struct merkle_hasher {
 	EVP_MD_CTX *salted;	/* state after the salt prefix */

@@ -47,6 +47,10 @@ int merkle_tree_open(struct merkle_tree **out, const struct merkle_params *p,
 	t->id = atomic_fetch_add(&merkle_next_tree_id, 1);
 	t->read_tree = read_tree;
 	t->read_ctx = read_ctx;
+	/* The SHA-256 lane count is timed on its first use
+	 * (sha256_ni.c): here, on the opening thread, rather than on the
+	 * first read that needs a hasher. */
+	(void)merkle_hash_impl(&t->params);
 	*out = t;
 	return 0;
 }

@@ -20,7 +20,7 @@
  * instructions can name.  A server has many requests' blocks in hand at
  * once, so large groups are common (random 4 KiB reads at depth 16
  * complete 16 at a time).  On an Intel Xeon (model 207) eight lanes lose
- * to two instead (2.40 us against 2.12), so the count is the CPU's,
+ * to two instead (2.40 us against 2.13), so the count is the CPU's,
  * measured once per process: merkle_sha256_ni_lanes().
  *
  * A lone message (a block without a partner: a 4 KiB random read, an odd
@@ -37,10 +37,7 @@
  * block, the data's whole blocks follow from there (unaligned loads), and
  * its last t bytes and the padding make one or two last blocks.
  */
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "merkle_private.h"
 
@@ -48,6 +45,9 @@
 
 #include <cpuid.h>
 #include <immintrin.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
 
 #define SHA256_TARGET __attribute__((target("sha,ssse3,sse4.1")))
 
@@ -236,46 +236,57 @@ static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
 	[8] = sha256_blocks_8x,
 };
 
-/* Passes over the same messages per lane count; the fastest counts. */
+/* The lane counts merkle_sha256_ni_finup() takes, and how many timed
+ * passes each gets. */
+static const size_t sha256_ni_lane_counts[] = { 1, 2, 4, 8 };
+#define SHA256_NI_LANE_COUNTS \
+	(sizeof(sha256_ni_lane_counts) / sizeof(sha256_ni_lane_counts[0]))
 #define SHA256_NI_TIMED_PASSES 5
+/* Where nothing can be timed: the kernel's choice, two. */
+#define SHA256_NI_UNTIMED_LANES 2
 
-/* What the timed passes computed, kept so that they are not optimized
- * away. */
+/* What the timed passes computed, every lane of it, kept so that no lane
+ * is optimized away. */
 static volatile uint32_t sha256_ni_timing_sink;
 
-static uint64_t sha256_ni_now_ns(void)
+/* CLOCK_MONOTONIC in ns into *ns; false if the clock failed. */
+static bool sha256_ni_now_ns(uint64_t *ns)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return false;
+	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return true;
 }
 
-/* Nanoseconds that hashing SHA256_NI_MAX_LANES messages of 4 KiB takes
- * with n lanes at a time: the fastest of a few passes after a first one
- * that warms up (an interrupted pass only ever looks slower). */
-static uint64_t sha256_ni_time_lanes(size_t n)
+/* Hash SHA256_NI_MAX_LANES different messages of 4 KiB, n at a time:
+ * the same bytes whatever n.  Their time into *ns; false if the clock
+ * failed. */
+static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 {
 	/* The SHA instructions take as long whatever the bytes. */
-	static const uint8_t message[4096];
-	const uint8_t *data[SHA256_NI_MAX_LANES];
+	static const uint8_t messages[SHA256_NI_MAX_LANES][4096];
 	uint32_t state[SHA256_NI_MAX_LANES][8] = { { 0 } };
-	uint64_t best = UINT64_MAX;
+	const uint8_t *data[SHA256_NI_MAX_LANES];
+	uint64_t t0, t1;
+	uint32_t sink = 0;
 
-	for (size_t j = 0; j < n; j++)
-		data[j] = message;
-	for (int pass = 0; pass <= SHA256_NI_TIMED_PASSES; pass++) {
-		uint64_t t0 = sha256_ni_now_ns(), t;
-
-		for (size_t k = 0; k < SHA256_NI_MAX_LANES / n; k++)
-			sha256_blocks_by_lanes[n](state, data,
-						  sizeof(message) / 64);
-		t = sha256_ni_now_ns() - t0;
-		if (pass && t < best)
-			best = t;
+	if (!sha256_ni_now_ns(&t0))
+		return false;
+	for (size_t k = 0; k < SHA256_NI_MAX_LANES; k += n) {
+		for (size_t j = 0; j < n; j++)
+			data[j] = messages[k + j];
+		sha256_blocks_by_lanes[n](state + k, data,
+					  sizeof(messages[0]) / 64);
 	}
-	sha256_ni_timing_sink = state[0][0];
-	return best;
+	if (!sha256_ni_now_ns(&t1))
+		return false;
+	for (size_t j = 0; j < SHA256_NI_MAX_LANES; j++)
+		sink ^= state[j][0];
+	sha256_ni_timing_sink = sink;
+	*ns = t1 - t0;
+	return true;
 }
 
 static size_t sha256_ni_lanes;
@@ -295,21 +306,33 @@ static size_t sha256_ni_lanes_from_env(void)
 /*
  * The fastest count, as the kernel's RAID-6 code times each syndrome
  * function at boot and keeps the fastest (lib/raid6/algos.c:
- * raid6_choose_gen()): about 0.3 ms, once.
+ * raid6_choose_gen()): about 0.3 ms, once.  The counts take turns pass
+ * by pass, so that a CPU still raising its clock favours none of them,
+ * and each keeps its fastest pass (an interrupted pass only ever looks
+ * slower); the first round warms up and is not counted.
  */
 static void sha256_ni_choose_lanes(void)
 {
-	uint64_t best = UINT64_MAX;
+	uint64_t best[SHA256_NI_LANE_COUNTS], fastest = UINT64_MAX, t;
 
 	sha256_ni_lanes = sha256_ni_lanes_from_env();
 	if (sha256_ni_lanes)
 		return;
-	for (size_t n = 1; n <= SHA256_NI_MAX_LANES; n *= 2) {
-		uint64_t t = sha256_ni_time_lanes(n);
-
-		if (t < best) {
-			best = t;
-			sha256_ni_lanes = n;
+	sha256_ni_lanes = SHA256_NI_UNTIMED_LANES;
+	for (size_t c = 0; c < SHA256_NI_LANE_COUNTS; c++)
+		best[c] = UINT64_MAX;
+	for (int pass = 0; pass <= SHA256_NI_TIMED_PASSES; pass++) {
+		for (size_t c = 0; c < SHA256_NI_LANE_COUNTS; c++) {
+			if (!sha256_ni_time_pass(sha256_ni_lane_counts[c], &t))
+				return;
+			if (pass && t < best[c])
+				best[c] = t;
+		}
+	}
+	for (size_t c = 0; c < SHA256_NI_LANE_COUNTS; c++) {
+		if (best[c] < fastest) {
+			fastest = best[c];
+			sha256_ni_lanes = sha256_ni_lane_counts[c];
 		}
 	}
 }
