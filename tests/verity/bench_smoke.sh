@@ -25,6 +25,7 @@ for vt in on off; do
 	out=$("$bench" verity "$dir/img" --verify-thread=$vt --io-size=256K \
 		--bytes=12M 2>/dev/null) || fail "--verify-thread=$vt: exit status $?: $out"
 	grep -q "^verified read: .* 0 errors)" <<<"$out" || fail "--verify-thread=$vt: $out"
+	grep -qx "verify thread: *$vt" <<<"$out" || fail "--verify-thread=$vt not taken: $out"
 done
 # A tampered image: the run reports errors and fails.
 # (flip the byte: writing a fixed value would change nothing 1 time in 256)

@@ -92,7 +92,7 @@ int bench_nbd(const struct bench_args *a)
 	double unverified_rate, rate;
 	int status = 0;
 
-	bench_verity_opts(&vopts, a, NULL);
+	bench_verity_opts_fill(&vopts, a, NULL);
 	/* Both runs cover the verified device's bytes: the same requests. */
 	if (bench_nbd_data_size(a, &verified, &plain.size))
 		return 1;
@@ -109,7 +109,7 @@ int bench_nbd(const struct bench_args *a)
 
 		if (a->readahead && strcmp(a->readahead, mode))
 			continue;
-		bench_verity_opts(&vopts, a, mode);
+		bench_verity_opts_fill(&vopts, a, mode);
 		if (bench_nbd_run(&eff, &verified, mode, &rate)) {
 			status = 1;
 			continue;

@@ -99,15 +99,18 @@ static void bench_report_limits(const struct bench_rate *read,
 	printf(")\n");
 }
 
-/* The readahead mode the target ran in, from its own report. */
-static void bench_readahead_mode(struct vublk_tgt *t, char *mode, size_t len)
+/* A setting of the target (readahead_mode, verify_thread), from its own
+ * report: "?" if it has none. */
+static void bench_setting(struct vublk_tgt *t, const char *name, char *value,
+			  size_t len)
 {
-	static const char key[] = "\"readahead_mode\": \"";
-	char *text = inproc_tgt_stats(t), *p = text ? strstr(text, key) : NULL;
+	char key[64], *text = inproc_tgt_stats(t), *p = NULL;
 
-	if (p)
-		p += sizeof(key) - 1;
-	snprintf(mode, len, "%.*s", p ? (int)strcspn(p, "\"") : 1, p ? p : "?");
+	snprintf(key, sizeof(key), "\"%s\": \"", name);
+	if (text && (p = strstr(text, key)))
+		p += strlen(key);
+	snprintf(value, len, "%.*s", p ? (int)strcspn(p, "\"") : 1,
+		 p ? p : "?");
 	free(text);
 }
 
@@ -118,7 +121,7 @@ static int bench_plot(struct bench_run *r, const struct bench_rate *read,
 	const struct bench_args *a = r->a;
 	char mode[32];
 
-	bench_readahead_mode(&r->tgt, mode, sizeof(mode));
+	bench_setting(&r->tgt, "readahead_mode", mode, sizeof(mode));
 	return bench_plot_result(a->plot, "vublk-bench verity: verified reads by tree readahead mode",
 				 a->plot_label ? a->plot_label :
 				 a->direct ? "O_DIRECT" : "page cache",
@@ -135,6 +138,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	struct bench_rate raw, merkle;
 	double gib = r->done / (double)(1ULL << 30);
 	uint64_t reads = inproc_tgt_counter(&r->tgt, "tree_reads");
+	char thread[8];
 	int fd = open(a->image, O_RDONLY | O_CLOEXEC), err;
 	const char *hash_impl;
 
@@ -159,6 +163,8 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	       gib > 0 ? reads / gib : 0, reads,
 	       inproc_tgt_counter(&r->tgt, "tree_blocks_read"),
 	       inproc_tgt_counter(&r->tgt, "blocks_read_ahead"));
+	bench_setting(&r->tgt, "verify_thread", thread, sizeof(thread));
+	printf("verify thread:  %s\n", thread);
 	printf("unverified read: %.1f MB/s wall, %.1f MB/s per CPU second (the loop target, the same requests, %" PRIu64 " bytes)\n",
 	       unverified.wall / 1e6, unverified.cpu / 1e6, plain->done);
 	if (!err)
@@ -186,8 +192,8 @@ static int bench_verity_run(struct bench_run *r, const struct bench_args *a,
 	return 1;
 }
 
-void bench_verity_opts(struct bench_verity_opts *o,
-		       const struct bench_args *a, const char *readahead)
+void bench_verity_opts_fill(struct bench_verity_opts *o,
+			    const struct bench_args *a, const char *readahead)
 {
 	unsigned n = 0;
 
@@ -199,8 +205,8 @@ void bench_verity_opts(struct bench_verity_opts *o,
 		o->v[n++] = o->readahead;
 	}
 	if (a->cache_mb) {
-		snprintf(o->cache_mb, sizeof(o->cache_mb), "cache-mb=%s",
-			 a->cache_mb);
+		snprintf(o->cache_mb, sizeof(o->cache_mb),
+			 "cache-mb=%" PRIu64, a->cache_mb);
 		o->v[n++] = o->cache_mb;
 	}
 	if (a->verify_thread) {
@@ -226,7 +232,7 @@ int bench_verity(const struct bench_args *a)
 	struct bench_run r, unverified;
 	int status = 1;
 
-	bench_verity_opts(&vopts, a, a->readahead);
+	bench_verity_opts_fill(&vopts, a, a->readahead);
 	if (!a->direct)
 		bench_drop_page_cache(a->image);
 	printf("vublk-bench verity %s: %s, %u-byte requests, depth %u, %s\n",

@@ -28,8 +28,8 @@
 
 enum bench_opt {
 	OPT_PATTERN = 256, OPT_IO_SIZE, OPT_DEPTH, OPT_DIRECT, OPT_READAHEAD,
-	OPT_CACHE_MB, OPT_VERIFY_THREAD, OPT_SECONDS, OPT_BYTES, OPT_PLOT, OPT_PLOT_LABEL,
-	OPT_PLOT_RATE, OPT_HELP,
+	OPT_CACHE_MB, OPT_VERIFY_THREAD, OPT_SECONDS, OPT_BYTES, OPT_PLOT,
+	OPT_PLOT_LABEL, OPT_PLOT_RATE, OPT_HELP,
 };
 
 static const struct option bench_options[] = {
@@ -190,11 +190,18 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 		a->direct = true;
 		return 0;
 	case OPT_READAHEAD:
+		if (strcmp(arg, "off") && strcmp(arg, "completion") &&
+		    strcmp(arg, "submission")) {
+			bench_error("bad --readahead value '%s': off, completion or submission",
+				    arg);
+			return -EINVAL;
+		}
 		a->readahead = arg;
 		return 0;
 	case OPT_CACHE_MB:
-		a->cache_mb = arg;
-		return 0;
+		/* The verity target's range (--cache-mb, in MiB). */
+		return bench_number("--cache-mb", arg, 1, 1 << 20,
+				    &a->cache_mb);
 	case OPT_VERIFY_THREAD:
 		if (strcmp(arg, "on") && strcmp(arg, "off") &&
 		    strcmp(arg, "auto")) {

@@ -22,8 +22,9 @@ struct bench_args {
 	uint32_t io_size;		/* bytes per request */
 	unsigned depth;			/* requests in flight */
 	bool direct;			/* O_DIRECT instead of the page cache */
-	const char *readahead;		/* NULL: the target's default */
-	const char *cache_mb;		/* NULL: the target's default */
+	const char *readahead;		/* off, completion, submission;
+					 * NULL: the target's default */
+	uint64_t cache_mb;		/* 0: the target's default */
 	const char *verify_thread;	/* on, off, auto; NULL: default */
 	uint64_t seconds;		/* stop after this long, or */
 	uint64_t bytes;			/* after this many bytes (0: unset) */
@@ -78,10 +79,11 @@ struct bench_verity_opts {
 	const char *v[5];	/* NULL-ended */
 	char readahead[32], cache_mb[32], verify_thread[32];
 };
-/* direct if a says so, readahead=MODE (NULL: the target's default),
- * then the tuning the user gave (cache-mb, verify-thread). */
-void bench_verity_opts(struct bench_verity_opts *o,
-		       const struct bench_args *a, const char *readahead);
+/* Fill o: direct if a says so, readahead=MODE (NULL: the target's
+ * default), then the tuning the user gave (cache-mb, verify-thread), all
+ * checked when parsed, so that they fit. */
+void bench_verity_opts_fill(struct bench_verity_opts *o,
+			    const struct bench_args *a, const char *readahead);
 
 /* bench_nbd.c: verified and unverified reads of one NBD export; returns
  * the exit status. */
