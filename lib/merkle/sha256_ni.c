@@ -260,12 +260,12 @@ static bool sha256_ni_now_ns(uint64_t *ns)
 	return true;
 }
 
-/* Hash SHA256_NI_MAX_LANES different messages of 4 KiB, n at a time:
- * the same bytes whatever n.  Their time into *ns; false if the clock
- * failed. */
+/* Hash SHA256_NI_MAX_LANES messages of 4 KiB, n at a time: the same
+ * work whatever n.  Its time into *ns; false if the clock failed. */
 static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 {
-	/* The SHA instructions take as long whatever the bytes. */
+	/* Zeroes: the SHA instructions take as long whatever the bytes,
+	 * and the compression, not the loads, is what is timed. */
 	static const uint8_t messages[SHA256_NI_MAX_LANES][4096];
 	uint32_t state[SHA256_NI_MAX_LANES][8] = { { 0 } };
 	const uint8_t *data[SHA256_NI_MAX_LANES];
@@ -307,9 +307,10 @@ static size_t sha256_ni_lanes_from_env(void)
  * The fastest count, as the kernel's RAID-6 code times each syndrome
  * function at boot and keeps the fastest (lib/raid6/algos.c:
  * raid6_choose_gen()): about 0.3 ms, once.  The counts take turns pass
- * by pass, so that a CPU still raising its clock favours none of them,
- * and each keeps its fastest pass (an interrupted pass only ever looks
- * slower); the first round warms up and is not counted.
+ * by pass, in one order and then the other, so that a CPU still raising
+ * its clock favours neither the first nor the last, and each keeps its
+ * fastest pass (an interrupted pass only ever looks slower); the first
+ * round warms up and is not counted.
  */
 static void sha256_ni_choose_lanes(void)
 {
@@ -322,7 +323,9 @@ static void sha256_ni_choose_lanes(void)
 	for (size_t c = 0; c < SHA256_NI_LANE_COUNTS; c++)
 		best[c] = UINT64_MAX;
 	for (int pass = 0; pass <= SHA256_NI_TIMED_PASSES; pass++) {
-		for (size_t c = 0; c < SHA256_NI_LANE_COUNTS; c++) {
+		for (size_t i = 0; i < SHA256_NI_LANE_COUNTS; i++) {
+			size_t c = pass % 2 ? SHA256_NI_LANE_COUNTS - 1 - i : i;
+
 			if (!sha256_ni_time_pass(sha256_ni_lane_counts[c], &t))
 				return;
 			if (pass && t < best[c])
