@@ -236,21 +236,41 @@ char *inproc_tgt_stats(struct vublk_tgt *tgt)
 	return text;
 }
 
+/* In a report's text, where the value of "name" starts (inside the
+ * quotes of a string when quoted), or NULL. */
+static const char *inproc_stats_find(const char *text, const char *name,
+				     bool quoted)
+{
+	char key[80];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\"%s\": %s", name, quoted ? "\"" : "");
+	p = strstr(text, key);
+	return p ? p + strlen(key) : NULL;
+}
+
 uint64_t inproc_tgt_counter(struct vublk_tgt *tgt, const char *name)
 {
-	char *text = inproc_tgt_stats(tgt), key[80], *p, *end;
+	char *text = inproc_tgt_stats(tgt), *end;
+	const char *p = text ? inproc_stats_find(text, name, false) : NULL;
 	uint64_t v = UINT64_MAX;
 
-	if (!text)
-		return UINT64_MAX;
-	snprintf(key, sizeof(key), "\"%s\": ", name);
-	p = strstr(text, key);
 	if (p) {
-		p += strlen(key);
 		v = strtoull(p, &end, 10);
 		if (end == p)
 			v = UINT64_MAX;
 	}
 	free(text);
 	return v;
+}
+
+void inproc_tgt_setting(struct vublk_tgt *tgt, const char *name, char *value,
+			size_t len)
+{
+	char *text = inproc_tgt_stats(tgt);
+	const char *p = text ? inproc_stats_find(text, name, true) : NULL;
+
+	snprintf(value, len, "%.*s", p ? (int)strcspn(p, "\"") : 1,
+		 p ? p : "?");
+	free(text);
 }

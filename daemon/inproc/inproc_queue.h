@@ -74,5 +74,9 @@ char *inproc_tgt_stats(struct vublk_tgt *tgt);
  * no counter by that name (or no number after it).
  */
 uint64_t inproc_tgt_counter(struct vublk_tgt *tgt, const char *name);
+/* The setting 'name' of that text ("name": "value") into value, cut to
+ * len bytes; "?" when there is none. */
+void inproc_tgt_setting(struct vublk_tgt *tgt, const char *name, char *value,
+			size_t len);
 
 #endif /* VUBLK_INPROC_QUEUE_H */

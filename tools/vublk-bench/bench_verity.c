@@ -99,21 +99,6 @@ static void bench_report_limits(const struct bench_rate *read,
 	printf(")\n");
 }
 
-/* A setting of the target (readahead_mode, verify_thread), from its own
- * report: "?" if it has none. */
-static void bench_setting(struct vublk_tgt *t, const char *name, char *value,
-			  size_t len)
-{
-	char key[64], *text = inproc_tgt_stats(t), *p = NULL;
-
-	snprintf(key, sizeof(key), "\"%s\": \"", name);
-	if (text && (p = strstr(text, key)))
-		p += strlen(key);
-	snprintf(value, len, "%.*s", p ? (int)strcspn(p, "\"") : 1,
-		 p ? p : "?");
-	free(text);
-}
-
 /* --plot: this run's point on the chart; 0, or 1 after one line. */
 static int bench_plot(struct bench_run *r, const struct bench_rate *read,
 		      double reads_per_gib)
@@ -121,12 +106,31 @@ static int bench_plot(struct bench_run *r, const struct bench_rate *read,
 	const struct bench_args *a = r->a;
 	char mode[32];
 
-	bench_setting(&r->tgt, "readahead_mode", mode, sizeof(mode));
+	inproc_tgt_setting(&r->tgt, "readahead_mode", mode, sizeof(mode));
 	return bench_plot_result(a->plot, "vublk-bench verity: verified reads by tree readahead mode",
 				 a->plot_label ? a->plot_label :
 				 a->direct ? "O_DIRECT" : "page cache",
 				 mode, (a->plot_cpu ? read->cpu : read->wall) / 1e6,
 				 a->plot_cpu, reads_per_gib);
+}
+
+/* The verified read: its rate, its tree reads, where it hashed. */
+static void bench_report_verified(struct bench_run *r,
+				  const struct bench_rate *read,
+				  uint64_t reads)
+{
+	double gib = r->done / (double)(1ULL << 30);
+	char thread[8];
+
+	printf("verified read:  %.1f MB/s wall, %.1f MB/s per CPU second (%" PRIu64 " bytes, %.3f s, %.3f CPU s, %" PRIu64 " errors)\n",
+	       read->wall / 1e6, read->cpu / 1e6, r->done, r->elapsed, r->cpu,
+	       r->errors);
+	printf("tree reads:     %.1f per GiB (%" PRIu64 " reads, %" PRIu64 " hash blocks, %" PRIu64 " read ahead)\n",
+	       gib > 0 ? reads / gib : 0, reads,
+	       inproc_tgt_counter(&r->tgt, "tree_blocks_read"),
+	       inproc_tgt_counter(&r->tgt, "blocks_read_ahead"));
+	inproc_tgt_setting(&r->tgt, "verify_thread", thread, sizeof(thread));
+	printf("verify thread:  %s\n", thread);
 }
 
 static int bench_report(struct bench_run *r, const struct bench_run *plain)
@@ -138,7 +142,6 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	struct bench_rate raw, merkle;
 	double gib = r->done / (double)(1ULL << 30);
 	uint64_t reads = inproc_tgt_counter(&r->tgt, "tree_reads");
-	char thread[8];
 	int fd = open(a->image, O_RDONLY | O_CLOEXEC), err;
 	const char *hash_impl;
 
@@ -156,15 +159,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	hash_impl = merkle_hash_impl(&img.params);
 	f2fslayout_image_release(&img);
 	close(fd);
-	printf("verified read:  %.1f MB/s wall, %.1f MB/s per CPU second (%" PRIu64 " bytes, %.3f s, %.3f CPU s, %" PRIu64 " errors)\n",
-	       read.wall / 1e6, read.cpu / 1e6, r->done, r->elapsed, r->cpu,
-	       r->errors);
-	printf("tree reads:     %.1f per GiB (%" PRIu64 " reads, %" PRIu64 " hash blocks, %" PRIu64 " read ahead)\n",
-	       gib > 0 ? reads / gib : 0, reads,
-	       inproc_tgt_counter(&r->tgt, "tree_blocks_read"),
-	       inproc_tgt_counter(&r->tgt, "blocks_read_ahead"));
-	bench_setting(&r->tgt, "verify_thread", thread, sizeof(thread));
-	printf("verify thread:  %s\n", thread);
+	bench_report_verified(r, &read, reads);
 	printf("unverified read: %.1f MB/s wall, %.1f MB/s per CPU second (the loop target, the same requests, %" PRIu64 " bytes)\n",
 	       unverified.wall / 1e6, unverified.cpu / 1e6, plain->done);
 	if (!err)

@@ -59,7 +59,7 @@ static const struct option bench_options[] = {
 "  --plot-rate=wall|cpu  chart MB/s by wall clock (default) or per CPU second\n" \
 "                      (steadier on a busy machine; one measure per chart)\n"
 #define BENCH_USAGE_AMOUNT \
-"  --cache-mb=N        tree cache size (the target's default)\n" \
+"  --cache-mb=N        tree cache size in MiB (the target's default)\n" \
 "  --verify-thread=on|off|auto  hash on a thread beside the queue's (the\n" \
 "                      target's default: auto, on for an NBD image)\n" \
 "  --seconds=N         run this long, or\n" \
@@ -143,17 +143,22 @@ double bench_cpu_now(void)
 static int bench_number(const char *opt, const char *s, uint64_t min,
 			uint64_t max, uint64_t *out)
 {
+	unsigned shift = 0;
 	char *end;
 	uint64_t v;
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
+		shift = 20, end++;
 	else if (*end == 'G' || *end == 'g')
-		v <<= 30, end++;
+		shift = 30, end++;
+	/* A suffix must not shift the number past 64 bits. */
+	if (v > UINT64_MAX >> shift)
+		errno = ERANGE;
+	v <<= shift;
 	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
 		bench_error("bad %s value '%s': expected a whole number from %" PRIu64 " to %" PRIu64 " (K, M, G suffixes allowed)",
 			    opt, s, min, max);
