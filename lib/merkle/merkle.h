@@ -218,7 +218,7 @@ struct merkle_params {
  * them, else "OpenSSL" (every other algorithm, and dm-verity's hash type
  * 0 with a salt, which follows the block).  N is how many blocks are
  * hashed at once at most: $MERKLE_SHA256_LANES if it is 1, 2, 4 or 8,
- * else the count found fastest on this CPU, timed (about 0.3 ms) by the
+ * else the count found fastest on this CPU, timed (about 0.5 ms) by the
  * process's first call that needs it: this, merkle_tree_open() or the
  * setting up of a hasher for such a tree.
  */

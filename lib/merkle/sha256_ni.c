@@ -306,7 +306,7 @@ static size_t sha256_ni_lanes_from_env(void)
 /*
  * The fastest count, as the kernel's RAID-6 code times each syndrome
  * function at boot and keeps the fastest (lib/raid6/algos.c:
- * raid6_choose_gen()): about 0.3 ms, once.  The counts take turns pass
+ * raid6_choose_gen()): about 0.5 ms, once.  The counts take turns pass
  * by pass, in one order and then the other, so that a CPU still raising
  * its clock favours neither the first nor the last, and each keeps its
  * fastest pass (an interrupted pass only ever looks slower); the first
