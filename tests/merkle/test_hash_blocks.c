@@ -83,8 +83,9 @@ static void check_batch(const struct merkle_params *p, const uint8_t *data,
 /*
  * Where the CPU has the SHA extensions, $MERKLE_SHA256_LANES=N (1, 2, 4
  * or 8, as the library takes it) makes a hasher hash N blocks at a time
- * at most: the runs above went through that path.  Without the
- * extensions, a run asked for N lanes tested nothing of its own: skip.
+ * at most: the batches go through that path.  Without the extensions
+ * (valgrind hides them), a run asked for N lanes has nothing of its own
+ * to test: skip it before the batches.
  */
 static void check_lanes_taken(void)
 {
@@ -129,6 +130,7 @@ int main(void)
 	uint8_t *buf = malloc(MAX_BLOCKS * MAX_BLOCK_SIZE + 1);
 	unsigned checked = 0;
 
+	check_lanes_taken();
 	CHECK(buf);
 	for (size_t i = 0; i < MAX_BLOCKS * MAX_BLOCK_SIZE + 1; i++)
 		buf[i] = next_byte();
@@ -175,6 +177,5 @@ int main(void)
 	}
 	free(buf);
 	printf("test_hash_blocks: %u batches match OpenSSL\n", checked);
-	check_lanes_taken();
 	return 0;
 }
