@@ -19,8 +19,6 @@
 #include "targets.h"
 #include "vublk_bench.h"
 
-static const char *const bench_nbd_modes[] = { "off", "completion",
-					       "submission" };
 
 /* One run of bt, in readahead mode (NULL: the unverified run); 0 with
  * *rate (bytes per second) set and, with --plot, its result in the
@@ -104,8 +102,8 @@ int bench_nbd(const struct bench_args *a)
 	       eff.seconds ? " (timed)" : "");
 	if (bench_nbd_run(&eff, &plain, NULL, &unverified_rate))
 		return 1;
-	for (unsigned m = 0; m < 3; m++) {
-		const char *mode = bench_nbd_modes[m];
+	for (unsigned m = 0; bench_readahead_modes[m]; m++) {
+		const char *mode = bench_readahead_modes[m];
 
 		if (a->readahead && strcmp(a->readahead, mode))
 			continue;

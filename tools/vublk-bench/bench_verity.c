@@ -117,16 +117,15 @@ static int bench_plot(struct bench_run *r, const struct bench_rate *read,
 /* The verified read: its rate, its tree reads, where it hashed. */
 static void bench_report_verified(struct bench_run *r,
 				  const struct bench_rate *read,
-				  uint64_t reads)
+				  uint64_t reads, double reads_per_gib)
 {
-	double gib = r->done / (double)(1ULL << 30);
 	char thread[8];
 
 	printf("verified read:  %.1f MB/s wall, %.1f MB/s per CPU second (%" PRIu64 " bytes, %.3f s, %.3f CPU s, %" PRIu64 " errors)\n",
 	       read->wall / 1e6, read->cpu / 1e6, r->done, r->elapsed, r->cpu,
 	       r->errors);
 	printf("tree reads:     %.1f per GiB (%" PRIu64 " reads, %" PRIu64 " hash blocks, %" PRIu64 " read ahead)\n",
-	       gib > 0 ? reads / gib : 0, reads,
+	       reads_per_gib, reads,
 	       inproc_tgt_counter(&r->tgt, "tree_blocks_read"),
 	       inproc_tgt_counter(&r->tgt, "blocks_read_ahead"));
 	inproc_tgt_setting(&r->tgt, "verify_thread", thread, sizeof(thread));
@@ -142,6 +141,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	struct bench_rate raw, merkle;
 	double gib = r->done / (double)(1ULL << 30);
 	uint64_t reads = inproc_tgt_counter(&r->tgt, "tree_reads");
+	double reads_per_gib = gib > 0 ? reads / gib : 0;
 	int fd = open(a->image, O_RDONLY | O_CLOEXEC), err;
 	const char *hash_impl;
 
@@ -159,7 +159,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	hash_impl = merkle_hash_impl(&img.params);
 	f2fslayout_image_release(&img);
 	close(fd);
-	bench_report_verified(r, &read, reads);
+	bench_report_verified(r, &read, reads, reads_per_gib);
 	printf("unverified read: %.1f MB/s wall, %.1f MB/s per CPU second (the loop target, the same requests, %" PRIu64 " bytes)\n",
 	       unverified.wall / 1e6, unverified.cpu / 1e6, plain->done);
 	if (!err)
@@ -169,7 +169,7 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 		printf("limits:         not measured: too little data to time (read more with --bytes)\n");
 	if (r->errors || plain->errors || (err && err != -ERANGE))
 		return 1;
-	return a->plot ? bench_plot(r, &read, gib > 0 ? reads / gib : 0) : 0;
+	return a->plot ? bench_plot(r, &read, reads_per_gib) : 0;
 }
 
 /* Open bt's run on a's workload and read it with the page cache warm

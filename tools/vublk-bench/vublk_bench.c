@@ -168,18 +168,43 @@ static int bench_number(const char *opt, const char *s, uint64_t min,
 	return 0;
 }
 
+const char *const bench_readahead_modes[] = { "off", "completion",
+					     "submission", NULL };
+
+/* arg as one of names (NULL-ended): its index, or -EINVAL after one line
+ * that lists them. */
+static int bench_keyword(const char *opt, const char *arg,
+			 const char *const names[])
+{
+	char list[80] = "";
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	for (i = 0; names[i]; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%s", i ? (names[i + 1] ? ", " : " or ") : "",
+			 names[i]);
+	bench_error("bad %s value '%s': %s", opt, arg, list);
+	return -EINVAL;
+}
+
 static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 {
+	static const char *const patterns[] = { "seq", "rand", NULL };
+	static const char *const thread_modes[] = { "on", "off", "auto",
+						    NULL };
+	static const char *const rates[] = { "wall", "cpu", NULL };
 	uint64_t v;
+	int k;
 
 	switch (opt) {
 	case OPT_PATTERN:
-		if (strcmp(arg, "seq") && strcmp(arg, "rand")) {
-			bench_error("bad --pattern value '%s': expected seq or rand",
-				    arg);
-			return -EINVAL;
-		}
-		a->pattern = strcmp(arg, "seq") ? BENCH_RAND : BENCH_SEQ;
+		k = bench_keyword("--pattern", arg, patterns);
+		if (k < 0)
+			return k;
+		a->pattern = k ? BENCH_RAND : BENCH_SEQ;
 		return 0;
 	case OPT_IO_SIZE:
 		if (bench_number("--io-size", arg, 512, BENCH_MAX_IO, &v))
@@ -195,12 +220,9 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 		a->direct = true;
 		return 0;
 	case OPT_READAHEAD:
-		if (strcmp(arg, "off") && strcmp(arg, "completion") &&
-		    strcmp(arg, "submission")) {
-			bench_error("bad --readahead value '%s': off, completion or submission",
-				    arg);
-			return -EINVAL;
-		}
+		k = bench_keyword("--readahead", arg, bench_readahead_modes);
+		if (k < 0)
+			return k;
 		a->readahead = arg;
 		return 0;
 	case OPT_CACHE_MB:
@@ -208,12 +230,9 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 		return bench_number("--cache-mb", arg, 1, 1 << 20,
 				    &a->cache_mb);
 	case OPT_VERIFY_THREAD:
-		if (strcmp(arg, "on") && strcmp(arg, "off") &&
-		    strcmp(arg, "auto")) {
-			bench_error("bad --verify-thread value '%s': on, off or auto",
-				    arg);
-			return -EINVAL;
-		}
+		k = bench_keyword("--verify-thread", arg, thread_modes);
+		if (k < 0)
+			return k;
 		a->verify_thread = arg;
 		return 0;
 	case OPT_SECONDS:
@@ -228,11 +247,10 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 		a->plot_label = arg;
 		return 0;
 	case OPT_PLOT_RATE:
-		if (strcmp(arg, "wall") && strcmp(arg, "cpu")) {
-			bench_error("bad --plot-rate value '%s': wall or cpu", arg);
-			return -EINVAL;
-		}
-		a->plot_cpu = !strcmp(arg, "cpu");
+		k = bench_keyword("--plot-rate", arg, rates);
+		if (k < 0)
+			return k;
+		a->plot_cpu = k == 1;
 		a->plot_rate = true;
 		return 0;
 	default:

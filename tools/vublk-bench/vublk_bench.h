@@ -71,6 +71,9 @@ void bench_run_close(struct bench_run *r);
 /* "vublk-bench: <message>" on stderr. */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The verity target's tree readahead modes, NULL-ended (--readahead). */
+extern const char *const bench_readahead_modes[];
+
 /* bench_verity.c: run the verity benchmark; returns the exit status. */
 int bench_verity(const struct bench_args *a);
 
