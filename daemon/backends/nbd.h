@@ -87,7 +87,7 @@ struct nbd_conn {
 	/* nbd_backend.write_acks after its last acknowledged write that
 	 * may sit in the server's cache. */
 	uint64_t last_write_ack;
-	char why[200];			/* what made it fail */
+	char why[400];			/* what made it fail */
 	int err;			/* and its errno */
 	struct nbd_conn *next_closed;	/* nbd_queue.closed */
 };
@@ -151,8 +151,10 @@ bool nbd_conn_is_dead(struct nbd_conn *c);
 /* libnbd refused a command on c: note why, and that c is broken. */
 void nbd_conn_refused(struct nbd_conn *c);
 /* A request on c had no answer within --timeout: say so in c->why, with
- * libnbd's state, the polls armed and the bytes unread on the socket. */
-void nbd_conn_note_stall(struct nbd_conn *c);
+ * the queue's view (oldest: which request, how many in flight), libnbd's
+ * state, the polls armed and the bytes waiting on either side of the
+ * socket. */
+void nbd_conn_note_stall(struct nbd_conn *c, const char *oldest);
 /* The socket said ready (revents of a poll on it, or -errno): let
  * libnbd read or write what it can. */
 void nbd_conn_notify(struct nbd_conn *c, int revents);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/sockios.h>
 
 #include "nbd.h"
 
@@ -55,27 +56,31 @@ static void nbd_conn_note_error(struct nbd_conn *c)
 
 /*
  * A request of c's went unanswered for --timeout: say where libnbd
- * stands and what the ring waits for, so that the log tells a server
- * that never answered (READY, 0 bytes unread) from an answer nobody read
- * (bytes unread with POLLIN armed) or a send that never finished.
+ * stands, what the ring waits for and what sits on the socket, so that
+ * the log tells a server that never read the request (bytes not read by
+ * the server), one that read it and never answered (READY, nothing
+ * either way), an answer nobody read (bytes unread here with POLLIN
+ * armed) and a send that never finished (libnbd in ISSUE_COMMAND).
  */
-void nbd_conn_note_stall(struct nbd_conn *c)
+void nbd_conn_note_stall(struct nbd_conn *c, const char *oldest)
 {
 	const char *state = nbd_connection_state(c->h);
 	unsigned dir = nbd_aio_get_direction(c->h);
-	int fd = nbd_aio_get_fd(c->h), unread = -1;
+	int fd = nbd_aio_get_fd(c->h), unread = -1, unsent = -1;
 
 	if (!state)
 		state = "?";
 	if (fd >= 0 && ioctl(fd, FIONREAD, &unread) == -1)
 		unread = -1;
+	if (fd >= 0 && ioctl(fd, SIOCOUTQ, &unsent) == -1)
+		unsent = -1;
 	snprintf(c->why, sizeof(c->why),
-		 "a request had no answer within --timeout (libnbd %.*s, wants%s%s, %d in flight; POLLIN %s, POLLOUT %s; %d bytes unread)",
-		 (int)strcspn(state, ":"), state,
+		 "a request had no answer within --timeout (%s; libnbd %.*s, wants%s%s, %d in flight; POLLIN %s, POLLOUT %s; %d bytes unread here, %d sent and not yet read by the server)",
+		 oldest, (int)strcspn(state, ":"), state,
 		 dir & LIBNBD_AIO_DIRECTION_READ ? " read" : "",
 		 dir & LIBNBD_AIO_DIRECTION_WRITE ? " write" : "",
 		 nbd_aio_in_flight(c->h), c->in.armed ? "armed" : "not armed",
-		 c->out.armed ? "armed" : "not armed", unread);
+		 c->out.armed ? "armed" : "not armed", unread, unsent);
 }
 
 void nbd_conn_refused(struct nbd_conn *c)

@@ -599,6 +599,27 @@ static void nbd_queue_send_waiting(struct nbd_queue *nq)
 		nbd_send(nq, bio);
 }
 
+/* Why the connection is dropped: bio, the oldest in flight, is late.  The
+ * polls are armed first, as the ring's next wait would arm them (this
+ * may run inside a poll's answer, before its re-arming): the question
+ * is what the ring would wait for. */
+static void nbd_queue_note_stall(struct nbd_queue *nq,
+				 const struct vublk_bio *bio)
+{
+	const struct vublk_bio *b;
+	char oldest[160];
+	unsigned n = 0;
+
+	for (b = nq->in_flight.head; b; b = b->next)
+		n++;
+	nbd_conn_arm(nq->conn, nq->q);
+	snprintf(oldest, sizeof(oldest),
+		 "the oldest: %s of %u bytes at byte %" PRIu64 ", sent %u time%s; %u in flight here",
+		 nbd_op_names[bio->req.op], bio->req.len, bio->req.offset,
+		 bio->sends, bio->sends == 1 ? "" : "s", n);
+	nbd_conn_note_stall(nq->conn, oldest);
+}
+
 /* Deadlines: a bio that waited too long for a connection fails; one the
  * server has not answered in time closes the connection (the only way
  * to take its buffer back), and the others are sent again. */
@@ -620,7 +641,7 @@ static void nbd_queue_expire(struct nbd_queue *nq)
 			 "no handshake within --timeout");
 		nbd_queue_drop_conn(nq);
 	} else if ((bio = nq->in_flight.head) && bio->deadline_ns <= now) {
-		nbd_conn_note_stall(c);
+		nbd_queue_note_stall(nq, bio);
 		nbd_queue_drop_conn(nq);
 	}
 }

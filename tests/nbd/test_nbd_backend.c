@@ -762,13 +762,15 @@ static void test_hang(void)
 	      "a read of a hung server");
 	t = now_s() - t;
 	CHECK(t >= 1.9 && t < 7, "failed after %.2f s, --timeout=2", t);
-	/* The log says which side stalled: the command sent, its answer
-	 * awaited with POLLIN armed, and nothing on the socket. */
+	/* The log says which side stalled: the command sent and read by
+	 * the server, its answer awaited with POLLIN armed, and nothing on
+	 * the socket either way. */
 	vublk_log_set_error_hook(NULL, NULL);
 	logged = __atomic_load_n(&lost_line_set, __ATOMIC_ACQUIRE);
 	CHECK(logged && strstr(lost_line, "no answer within --timeout") &&
+	      strstr(lost_line, "READ of 4096 bytes at byte 0, sent 1 time; 1 in flight here") &&
 	      strstr(lost_line, "1 in flight; POLLIN armed") &&
-	      strstr(lost_line, "; 0 bytes unread)"),
+	      strstr(lost_line, "; 0 bytes unread here, 0 sent and not yet read by the server)"),
 	      "the lost connection logged as: %s",
 	      logged ? lost_line : "(nothing)");
 	if (!pause_control(ctl, 'r'))
