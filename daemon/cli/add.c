@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cliopt.h"
 #include "runfile.h"
 #include "server.h"
 #include "targets.h"
@@ -314,7 +315,8 @@ static struct option *add_build_options(const struct vublk_tgt_ops *ops)
 static int add_getopt(struct add_args *a, int argc, char **argv,
 		      const struct option *opts)
 {
-	int c, longindex = 0;
+	int c, longindex = 0, before = 1;
+	char why[160];
 
 	opterr = 0;
 	optind = 1;
@@ -323,13 +325,15 @@ static int add_getopt(struct add_args *a, int argc, char **argv,
 		if (c == 'h')
 			return 1;	/* help wanted */
 		if (c == '?' || c == ':') {
-			vublk_error("add: %s option '%s' (see: vublk %s --help)",
-				    c == '?' ? "unknown" : "missing value for",
-				    argv[optind - 1], a->ops->name);
+			cliopt_error_text(why, sizeof(why), c, argv, before,
+					  opts);
+			vublk_error("add: %s (see: vublk %s --help)", why,
+				    a->ops->name);
 			return -EINVAL;
 		}
 		if (add_parse_one(a, c, optarg, opts, longindex) < 0)
 			return -EINVAL;
+		before = optind;
 	}
 	if (optind < argc) {
 		vublk_error("add: unexpected argument '%s' (see: vublk %s --help)",
@@ -339,13 +343,27 @@ static int add_getopt(struct add_args *a, int argc, char **argv,
 	return 0;
 }
 
-/* 0, 1 when --help was asked for, or -errno after printing why. */
+/* --help or -h among the arguments. */
+static bool add_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (vublk_is_help_option(argv[i]))
+			return true;
+	return false;
+}
+
+/* 0, 1 when --help was asked for with a type, 2 when without one (the
+ * general help printed), or -errno after printing why. */
 static int add_parse(struct add_args *a, int argc, char **argv)
 {
 	const char *type = add_find_type(argc, argv);
 	struct option *opts;
 	int ret;
 
+	if (!type && add_wants_help(argc, argv)) {
+		vublk_usage(stdout);
+		return 2;
+	}
 	if (!type) {
 		vublk_error("add: no target type given: use -t TYPE (see: vublk help)");
 		return -EINVAL;

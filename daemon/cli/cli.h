@@ -158,6 +158,8 @@ void vublk_feature_names(uint64_t mask, char *buf, size_t len);
 
 /* usage.c: `vublk help` and `vublk TYPE --help`. */
 void vublk_usage(FILE *f);
+/* --help or -h. */
+bool vublk_is_help_option(const char *arg);
 void vublk_target_usage(FILE *f, const char *name);
 
 #endif /* VUBLK_CLI_H */

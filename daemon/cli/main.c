@@ -22,12 +22,6 @@ static const struct {
 	{ "update-size", vublk_cmd_update_size },
 };
 
-/* --help or -h */
-static bool vublk_is_help_option(const char *arg)
-{
-	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
-}
-
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "help";

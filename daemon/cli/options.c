@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "cli.h"
+#include "cliopt.h"
 
 int vublk_cli_options(const char *cmd, const char *usage, int argc,
 		      char **argv, const char *shortopts,
@@ -14,19 +15,21 @@ int vublk_cli_options(const char *cmd, const char *usage, int argc,
 		      int (*one)(void *ctx, int opt, const char *arg),
 		      void *ctx)
 {
-	int c;
+	int c, before = 1;
+	char why[160];
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		if (c == ':' || c == '?') {
-			vublk_error("%s: %s '%s' (%s)", cmd,
-				    c == ':' ? "missing value for option" :
-				    "unknown option", argv[optind - 1], usage);
+			cliopt_error_text(why, sizeof(why), c, argv, before,
+					  opts);
+			vublk_error("%s: %s (%s)", cmd, why, usage);
 			return -EINVAL;
 		}
 		if (one(ctx, c, optarg) < 0)
 			return -EINVAL;
+		before = optind;
 	}
 	if (optind < argc) {
 		vublk_error("%s: unexpected argument '%s' (%s)", cmd,

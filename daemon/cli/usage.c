@@ -3,6 +3,7 @@
  * usage.c - `vublk help` and `vublk TYPE --help`.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "targets.h"
@@ -68,4 +69,9 @@ void vublk_target_usage(FILE *f, const char *name)
 	fprintf(f, "usage: vublk add -t %s -f FILE [common options] [%s options]\n"
 		"%s\n\n%s options:\n%s", name, name, ops->summary, name,
 		ops->usage && *ops->usage ? ops->usage : "  (none)\n");
+}
+
+bool vublk_is_help_option(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }

@@ -76,6 +76,13 @@ else
 fi
 expect_error "unknown option '--bogus'" add -t loop -f "$T/disk.img" --bogus
 expect_error "missing value for option '-q'" add -t loop -f "$T/disk.img" -q
+expect_error "unknown option '-=' in '-r=queue'" add -t loop -f "$T/disk.img" -r=queue
+expect_error "option '--read-only' takes no value: '--read-only=1'" add -t loop -f "$T/disk.img" --read-only=1
+# --help without -t: the general help, not "no target type given".
+if ! "$VUBLK" add --help | grep -q "^usage: vublk add -t TYPE -f FILE"; then
+	echo "FAIL: vublk add --help did not print the usage"
+	failures=$((failures + 1))
+fi
 expect_error "unexpected argument 'extra'" add -t loop -f "$T/disk.img" extra
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "give exactly one of -n ID and -a" del

@@ -33,7 +33,11 @@ bad 2 "unknown command 'frobnicate'" "$VV" frobnicate
 bad 2 "no such command: 'frobnicate'" "$VV" help frobnicate
 bad 2 "unknown option '--bogus'" "$VV" digest --bogus data
 bad 2 "unknown option '-x'" "$VV" verify -x image
-bad 2 "option '--salt' needs a value" "$VV" digest data --salt
+bad 2 "missing value for option '--salt'" "$VV" digest data --salt
+# The argument named is the one refused, wherever it stands.
+bad 2 "unknown option '-x' in '-vx'" "$VV" verify image -vx
+bad 2 "unknown option '-x' in '-xv'" "$VV" verify image -xv
+bad 2 "option '--json' takes no value: '--json=1'" "$VV" dump image --json=1
 bad 2 "no FILE given" "$VV" digest
 bad 2 "expected exactly one IMAGE, 2 given" "$VV" format image plain
 bad 2 "expected exactly one IMAGE, 0 given" "$VV" verify

@@ -34,10 +34,16 @@ printf "\\$(printf %03o $((old ^ 0xff)))" |
 	dd of="$dir/img" bs=1 seek=5000 conv=notrunc 2>/dev/null
 "$bench" verity "$dir/img" --bytes=6M >/dev/null 2>&1 && fail "a corrupt image benchmarked clean"
 for bad in "--depth=0" "--io-size=100" "--pattern=zigzag" "--seconds=1 --bytes=1M" \
-	   "--verify-thread=maybe"; do
+	   "--verify-thread=maybe" "--bogus" "--direct=1" "--depth"; do
 	err=$("$bench" verity "$dir/img" $bad 2>&1 >/dev/null)
 	status=$?
 	[ $status = 2 ] || fail "$bad: exit status $status, expected 2"
 	[ "$(grep -c . <<<"$err")" = 1 ] || fail "$bad: not one line: $err"
 done
+# getopt's refusals in our words, naming what was typed.
+err=$("$bench" verity "$dir/img" --direct=1 2>&1 >/dev/null)
+[ "$err" = "vublk-bench: option '--direct' takes no value: '--direct=1' (see --help)" ] ||
+	fail "--direct=1: $err"
+err=$("$bench" pmem "$dir/new" --bogus 2>&1 >/dev/null)
+[ "$err" = "vublk-bench: unknown option '--bogus' (see --help)" ] || fail "pmem --bogus: $err"
 echo "OK"

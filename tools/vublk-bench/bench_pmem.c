@@ -139,7 +139,7 @@ static int bp_parse(struct bp_args *a, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", bp_options, NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, bp_options)) != -1) {
 		switch (opt) {
 		case BP_OPT_SECONDS:
 			if (vublk_parse_u64("--seconds", optarg, 1, 3600,

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cliopt.h"
 #include "vublk_bench.h"
 
 #define BENCH_MAX_IO (512 * 1024)	/* the daemon's request buffer */
@@ -119,6 +120,20 @@ void bench_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int bench_getopt(int argc, char **argv, const struct option *opts)
+{
+	int before = optind, c;
+	char why[160];
+
+	opterr = 0;
+	c = getopt_long(argc, argv, ":", opts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	cliopt_error_text(why, sizeof(why), c, argv, before, opts);
+	bench_error("%s (see --help)", why);
+	return '?';
 }
 
 double bench_now(void)
@@ -262,7 +277,7 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", bench_options, NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, bench_options)) != -1) {
 		if (opt == OPT_HELP) {
 			/* The mode's help, as `vublk-bench pmem --help`:
 			 * the mode is the first word. */

@@ -70,6 +70,11 @@ void bench_run_close(struct bench_run *r);
 
 /* "vublk-bench: <message>" on stderr. */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct option;
+
+/* getopt_long() over long options only, saying in one line what it
+ * refused (then '?'); -1 at the end, else the option's value. */
+int bench_getopt(int argc, char **argv, const struct option *opts);
 
 /* The verity target's tree readahead modes, NULL-ended (--readahead). */
 extern const char *const bench_readahead_modes[];

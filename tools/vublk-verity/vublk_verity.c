@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "vublk_verity.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -306,26 +307,18 @@ int main(int argc, char *argv[])
 static int getopt_one(int argc, char *argv[], const char *shortopts,
 		      const struct option *longopts)
 {
-	char optstring[16];
-	int c;
+	char optstring[16], why[160];
+	int before = optind, c;
 
 	/* A leading ':' makes a missing argument return ':', not '?'. */
 	snprintf(optstring, sizeof(optstring), ":%s", shortopts);
 	opterr = 0;
 	c = getopt_long(argc, argv, optstring, longopts, NULL);
-	if (c == ':') {
-		vv_usage_error("option '%s' needs a value",
-			       argv[optind - 1]);
-		return '?';
-	}
-	if (c == '?') {
-		if (optopt)
-			vv_usage_error("unknown option '-%c'", optopt);
-		else
-			vv_usage_error("unknown option '%s'",
-				       argv[optind - 1]);
-	}
-	return c;
+	if (c != ':' && c != '?')
+		return c;
+	cliopt_error_text(why, sizeof(why), c, argv, before, longopts);
+	vv_usage_error("%s", why);
+	return '?';
 }
 
 /* fsverity-utils' defaults: SHA-256, 4096-byte blocks, no salt. */
