@@ -42,13 +42,20 @@ static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
 	bool ro = be->flags & VUBLK_BACKEND_READ_ONLY;
 	bool direct = be->flags & VUBLK_BACKEND_DIRECT;
 
-	fb->fd = open(be->path, O_CLOEXEC | (ro ? O_RDONLY : O_RDWR) |
+	/* O_NONBLOCK: opening a FIFO for reading waits for a writer, forever
+	 * if none comes; so it opens at once, file_size() refuses it, and
+	 * file_open() makes the reads of a file blocking again. */
+	fb->fd = open(be->path, O_CLOEXEC | O_NONBLOCK |
+			       (ro ? O_RDONLY : O_RDWR) |
 			       (direct ? O_DIRECT : 0));
 	if (fb->fd >= 0)
 		return 0;
 	if (!ro && (errno == EROFS || errno == EACCES))
 		vublk_error("cannot open backing file %s for writing: %s (use --read-only)",
 			    be->path, strerror(errno));
+	else if (errno == ENOENT && strstr(be->path, "://"))
+		vublk_error("cannot open backing file %s: no such file, and not a URI vublk serves (NBD: nbd://, nbds://, nbd+unix://...; nbdkit serves HTTP and more as NBD)",
+			    be->path);
 	else if (errno == EINVAL && direct)
 		vublk_error("cannot open backing file %s with O_DIRECT: its filesystem does not support it (drop --direct)",
 			    be->path);
@@ -98,6 +105,20 @@ static uint32_t file_mem_align(const struct vublk_backend *be, int fd)
 	return stx.stx_dio_mem_align;
 }
 
+/* Blocking again, once open: io_uring answers -EAGAIN to a read of an
+ * O_NONBLOCK file that cannot be done at once, where it should wait. */
+static int file_set_blocking(const struct vublk_backend *be, int fd)
+{
+	int fl = fcntl(fd, F_GETFL), err;
+
+	if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+		return 0;
+	err = errno;
+	vublk_error("cannot set up backing file %s: %s", be->path,
+		    strerror(err));
+	return -err;
+}
+
 static int file_open(struct vublk_backend *be)
 {
 	struct file_backend *fb = be->priv;
@@ -106,6 +127,8 @@ static int file_open(struct vublk_backend *be)
 	if (ret)
 		return ret;
 	ret = file_size(be, fb->fd);
+	if (!ret)
+		ret = file_set_blocking(be, fb->fd);
 	if (ret) {
 		close(fb->fd);
 		return ret;

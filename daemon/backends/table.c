@@ -78,16 +78,22 @@ int vublk_backend_parse_opt(struct vublk_backend_cfg *cfg, int opt,
 	}
 }
 
-/* The backend a path calls for when --backend does not say. */
-static const struct vublk_backend_ops *
-vublk_backend_for_path(const char *path)
+bool vublk_backend_is_nbd_uri(const char *path)
 {
 	for (size_t i = 0; i < sizeof(vublk_nbd_schemes) /
 			       sizeof(vublk_nbd_schemes[0]); i++)
 		if (!strncmp(path, vublk_nbd_schemes[i],
 			     strlen(vublk_nbd_schemes[i])))
-			return &vublk_backend_nbd;
-	return &vublk_backend_file;
+			return true;
+	return false;
+}
+
+/* The backend a path calls for when --backend does not say. */
+static const struct vublk_backend_ops *
+vublk_backend_for_path(const char *path)
+{
+	return vublk_backend_is_nbd_uri(path) ? &vublk_backend_nbd :
+						&vublk_backend_file;
 }
 
 /* --retry and --timeout say how long to wait for a remote store; a

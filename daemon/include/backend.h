@@ -204,6 +204,8 @@ struct vublk_backend_ops {
 	int (*refresh_size)(struct vublk_backend *be);
 };
 
+/* path is an NBD URI (nbd://, nbds://, nbd+unix://, ...). */
+bool vublk_backend_is_nbd_uri(const char *path);
 /* The backend named name ("file", "pmem", "nbd"), or NULL. */
 const struct vublk_backend_ops *vublk_backend_find(const char *name);
 /* One of VUBLK_BACKEND_OPTIONS into cfg; 0, or -EINVAL after one error

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * file.c - read a signature or certificate file whole, with a bound.
+ * file.c - open a key, certificate or signature file, and read one whole
+ * with a bound.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,20 @@
 #include <unistd.h>
 
 #include "sig_private.h"
+
+int sig_open_input(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), fl, err;
+
+	if (fd < 0)
+		return -errno;
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+		return fd;
+	err = -errno;
+	close(fd);
+	return err;
+}
 
 /* Read up to cap bytes; *len is what there was (cap + 1 means more). */
 static int read_bounded(int fd, uint8_t *buf, size_t cap, size_t *len)
@@ -38,11 +53,10 @@ int sig_read_whole(const char *path, size_t max, int too_large,
 
 	if (!b)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sig_open_input(path);
 	if (fd < 0) {
-		err = -errno;
 		free(b);
-		return err;
+		return fd;
 	}
 	err = read_bounded(fd, b, max + 1, len);
 	close(fd);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -34,12 +35,16 @@
 static int read_pem(const char *path, void *(*read)(BIO *), void **out,
 		    int not_that)
 {
+	int fd = sig_open_input(path);
 	BIO *bio;
 
-	errno = 0;
-	bio = BIO_new_file(path, "r");
-	if (!bio)
-		return errno ? -errno : -EIO;
+	if (fd < 0)
+		return fd;
+	bio = BIO_new_fd(fd, BIO_CLOSE);
+	if (!bio) {
+		close(fd);
+		return -ENOMEM;
+	}
 	*out = read(bio);
 	BIO_free(bio);
 	return *out ? 0 : not_that;

@@ -83,6 +83,11 @@ if ! "$VUBLK" add --help | grep -q "^usage: vublk add -t TYPE -f FILE"; then
 	echo "FAIL: vublk add --help did not print the usage"
 	failures=$((failures + 1))
 fi
+# A FIFO no one writes to: refused at once (its open(2) would wait).
+mkfifo "$T/fifo"
+expect_error "$T/fifo is not a regular file or block device" add -t loop --read-only -f "$T/fifo"
+expect_error "$T/fifo is not a regular file or block device" add -t verity -f "$T/fifo"
+expect_error "not a URI vublk serves" add -t loop -f http://example.com/disk.img
 expect_error "unexpected argument 'extra'" add -t loop -f "$T/disk.img" extra
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "give exactly one of -n ID and -a" del

@@ -10,6 +10,7 @@ cp data image
 "$VV" format image >/dev/null
 cp data plain
 mkdir dir
+mkfifo fifo	# no one writes to it: an open(2) that waits for a writer hangs
 LONG_SALT=$(printf 'ab%.0s' $(seq 33))
 
 # The test's files and their contents (not the captured output).
@@ -68,11 +69,34 @@ bad 2 "--out-merkle-tree and --out-descriptor take exactly one FILE, 2 given" \
 	"$VV" digest data plain --out-merkle-tree=tree
 bad 2 "--out-descriptor given twice" "$VV" digest data --out-descriptor=a --out-descriptor=b
 
+# digest and sign: an output that is an input would destroy it.
+bad 1 "--out-descriptor 'data' is the same file as the input 'data'" \
+	"$VV" digest data --out-descriptor=data
+bad 1 "--out-merkle-tree './data' is the same file as the input 'data'" \
+	"$VV" digest data --out-merkle-tree=./data
+bad 1 "--out-descriptor 'tree' is the same file as --out-merkle-tree 'tree'" \
+	"$VV" digest data --out-merkle-tree=tree --out-descriptor=tree
+bad 1 "--out 'image' is the same file as the image 'image'" \
+	"$VV" sign image --key=key.pem --out=image
+bad 1 "--out 'plain' is the same file as --key 'plain'" \
+	"$VV" sign image --key=plain --out=plain
+
+# A FIFO for a file: refused at once, not waited on.
+for cmd in digest verify dump "f2fs list"; do
+	# shellcheck disable=SC2086 # "f2fs list" is two words
+	bad "$([ "$cmd" = digest ] && echo 1 || echo 2)" \
+		"'fifo'.*(not a regular file|neither a regular file nor a block device)" \
+		timeout 10 "$VV" $cmd fifo
+done
+bad 2 "invalid --trusted-cert 'fifo'" timeout 10 "$VV" verify image --trusted-cert=fifo
+
 # format: sizes, and images that already have metadata.
 for size in abc -1 1.5 1X 18446744073709551616 20000000T ""; do
 	bad 2 "invalid --data-size '$size': expected a number of bytes" \
 		"$VV" format plain --data-size="$size"
 done
+bad 2 "invalid --data-size '0': no data would be left to protect" \
+	"$VV" format plain --data-size=0
 bad 1 "--data-size 100001 is larger than 'plain' \(100000 bytes\)" \
 	"$VV" format plain --data-size=100001
 bad 1 "--data-size 1048576 is larger than 'plain'" "$VV" format plain --data-size=1M

@@ -62,6 +62,10 @@ sign_case() {
 	"$VV" sign img --key=both.pem --out=img2.sig >/dev/null
 	fsverity sign data fsverity2.sig --key=both.pem "$@" >/dev/null
 	cmp img2.sig fsverity2.sig || fail "sign $size $*: one file for both"
+	# Key and certificate through pipes, as from a password store.
+	"$VV" sign img --key=<(cat "$KEY") --cert=<(cat "$CERT") \
+		--out=img3.sig >/dev/null
+	cmp img3.sig fsverity.sig || fail "sign $size $*: key and cert from pipes"
 
 	desc_pos=$("$VV" dump --json img >"$WORK/dump.json" &&
 		   json_fields "$WORK/dump.json" location.desc_pos)

@@ -46,4 +46,13 @@ err=$("$bench" verity "$dir/img" --direct=1 2>&1 >/dev/null)
 	fail "--direct=1: $err"
 err=$("$bench" pmem "$dir/new" --bogus 2>&1 >/dev/null)
 [ "$err" = "vublk-bench: unknown option '--bogus' (see --help)" ] || fail "pmem --bogus: $err"
+# A mode given the other mode's argument.
+err=$("$bench" nbd "$dir/img" 2>&1 >/dev/null)
+[ $? = 2 ] && [[ $err == *"is not an NBD URI"* ]] || fail "nbd FILE: $err"
+err=$("$bench" verity nbd+unix:///?socket=/nowhere 2>&1 >/dev/null)
+[ $? = 2 ] && [[ $err == *"is an NBD URI"* ]] || fail "verity URI: $err"
+# A FIFO for an image: refused, not waited on.
+mkfifo "$dir/fifo"
+err=$(timeout 10 "$bench" verity "$dir/fifo" 2>&1 >/dev/null)
+[[ $err == *"not a regular file or block device"* ]] || fail "verity FIFO: $err"
 echo "OK"

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "backend.h"
 #include "cliopt.h"
 #include "vublk_bench.h"
 
@@ -305,6 +306,12 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 		return -EINVAL;
 	}
 	a->nbd = !strcmp(argv[optind], "nbd");
+	if (a->nbd != vublk_backend_is_nbd_uri(argv[optind + 1])) {
+		bench_error(a->nbd ? "'%s' is not an NBD URI (nbd://..., nbd+unix://...): a local image is vublk-bench verity IMAGE" :
+				     "'%s' is an NBD URI: vublk-bench nbd URI reads it",
+			    argv[optind + 1]);
+		return -EINVAL;
+	}
 	if (a->nbd && a->direct) {
 		bench_error("--direct reads a local image with O_DIRECT: not with nbd");
 		return -EINVAL;

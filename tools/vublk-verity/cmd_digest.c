@@ -154,7 +154,13 @@ static bool digest_one_file(const struct digest_options *o, const char *name)
 	bool ok;
 	int err;
 
-	if (!vv_open_regular(&in, name, O_RDONLY, &p.data_size))
+	if (!vv_output_not_input("--out-merkle-tree", o->out_tree_name,
+				 "the input", name) ||
+	    !vv_output_not_input("--out-descriptor", o->out_descriptor_name,
+				 "the input", name) ||
+	    !vv_output_not_input("--out-descriptor", o->out_descriptor_name,
+				 "--out-merkle-tree", o->out_tree_name) ||
+	    !vv_open_regular(&in, name, O_RDONLY, &p.data_size))
 		return false;
 	ok = build_tree(o, &in, &p, root_hash);
 	if (!vv_close(&in) || !ok)

@@ -49,7 +49,16 @@ static bool parse_format_option(int c, const char *arg, void *ctx)
 	if (!vv_option_once(o->data_size_set, "--data-size"))
 		return false;
 	o->data_size_set = true;
-	return vv_parse_size("--data-size", arg, &o->data_size);
+	if (!vv_parse_size("--data-size", arg, &o->data_size))
+		return false;
+	/* Every byte after the data is replaced: 0 would seal nothing and
+	 * drop the whole image, a slip (an empty file needs no option). */
+	if (!o->data_size) {
+		vv_usage_error("invalid --data-size '%s': no data would be left to protect; give the number of bytes of data, or leave it out for the whole image",
+			       arg);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -207,6 +216,10 @@ static bool format_image(const struct format_options *o, const char *name)
 		return false;
 	}
 	vv_print_digest(p.hash_alg, digest, name);
+	/* fs-verity seals any size; a block device exposes whole sectors. */
+	if (p.data_size % 512)
+		vv_error("warning: the %llu bytes of data of '%s' are not a multiple of 512: vublk add will not serve it as a device (verify and fsverity digest can still check it)",
+			 (unsigned long long)p.data_size, name);
 	return true;
 }
 

@@ -160,6 +160,10 @@ static int sign_image(const struct sign_options *o, const char *name)
 	bool ok;
 	int status;
 
+	if (!vv_output_not_input("--out", o->out, "the image", name) ||
+	    !vv_output_not_input("--out", o->out, "--key", o->key) ||
+	    !vv_output_not_input("--out", o->out, "--cert", o->cert))
+		return VV_EXIT_FAILURE;
 	status = vv_open_image(name, o->embed ? O_RDWR : O_RDONLY, &f, &img);
 	if (status != VV_EXIT_OK)
 		return VV_EXIT_FAILURE;

@@ -26,16 +26,50 @@ static const char *access_mode_name(int flags)
 	}
 }
 
+/*
+ * An input is opened O_NONBLOCK: open(2) of a FIFO for reading waits for
+ * a writer, forever if none comes.  Then its reads block again, and give
+ * what a writer sends, or end at once when there is none; the callers
+ * that need a size refuse anything but a file or a block device.
+ */
 bool vv_open(struct vv_file *f, const char *name, int flags, mode_t mode)
 {
+	bool input = (flags & O_ACCMODE) == O_RDONLY;
+	int fl;
+
 	f->name = name;
-	f->fd = open(name, flags | O_CLOEXEC, mode);
+	f->fd = open(name, flags | O_CLOEXEC | (input ? O_NONBLOCK : 0), mode);
 	if (f->fd < 0) {
 		vv_error("can't open '%s' for %s: %s", name,
 			 access_mode_name(flags), strerror(errno));
 		return false;
 	}
+	fl = input ? fcntl(f->fd, F_GETFL) : 0;
+	if (input && (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
+		vv_error("can't set up '%s' for reading: %s", name,
+			 strerror(errno));
+		vv_close(f);
+		return false;
+	}
 	return true;
+}
+
+bool vv_output_not_input(const char *opt, const char *out, const char *what,
+			 const char *in)
+{
+	struct stat o, i;
+	bool same;
+
+	if (!out || !in)
+		return true;
+	if (stat(out, &o) == 0 && stat(in, &i) == 0)
+		same = o.st_dev == i.st_dev && o.st_ino == i.st_ino;
+	else
+		same = !strcmp(out, in);
+	if (same)
+		vv_error("%s '%s' is the same file as %s '%s': one would overwrite the other; give another file",
+			 opt, out, what, in);
+	return !same;
 }
 
 bool vv_open_regular(struct vv_file *f, const char *name, int flags,

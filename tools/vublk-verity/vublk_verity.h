@@ -234,6 +234,12 @@ bool vv_open_regular(struct vv_file *f, const char *name, int flags,
 bool vv_open_sized(struct vv_file *f, const char *name, uint64_t *size);
 /* close(2), reporting a failure (delayed write errors show up here). */
 bool vv_close(struct vv_file *f);
+/* False after an error line when out, the output of option opt, is the
+ * file in (the same inode, or the same path when one does not exist
+ * yet): writing it would destroy in, which the line calls what ("the
+ * image", "--key").  True when either is NULL. */
+bool vv_output_not_input(const char *opt, const char *out, const char *what,
+			 const char *in);
 
 /* Exactly len bytes at off; 0, -errno, or -ENODATA at end of file. */
 int vv_pread_full(int fd, void *buf, size_t len, uint64_t off);
