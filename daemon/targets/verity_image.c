@@ -27,6 +27,12 @@
 /* One line for a metadata error, worded by its kind. */
 static int verity_image_error(const char *file, int err)
 {
+	/* Not damage: an image that is not f2fs given --f2fs-file. */
+	if (err == F2FSLAYOUT_E_F2FS_NO_SUPER) {
+		vublk_error("cannot serve --f2fs-file from %s: %s", file,
+			    f2fslayout_strerror(err));
+		return -EINVAL;
+	}
 	switch (f2fslayout_error_kind(err)) {
 	case F2FSLAYOUT_ERR_NOT_SEALED:
 		vublk_error("%s is not a sealed verity image: %s",

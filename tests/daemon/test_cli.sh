@@ -88,6 +88,7 @@ mkfifo "$T/fifo"
 expect_error "$T/fifo is not a regular file or block device" add -t loop --read-only -f "$T/fifo"
 expect_error "$T/fifo is not a regular file or block device" add -t verity -f "$T/fifo"
 expect_error "not a URI vublk serves" add -t loop -f http://example.com/disk.img
+expect_error "cannot serve --f2fs-file from $T/disk.img: no f2fs superblock" add -t verity -f "$T/disk.img" --f2fs-file=/x
 expect_error "unexpected argument 'extra'" add -t loop -f "$T/disk.img" extra
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "give exactly one of -n ID and -a" del
