@@ -10,49 +10,62 @@
 
 #include "cliopt.h"
 
+/* An argument getopt_long() takes for an option ("-x", "--x"), not a
+ * word it skips ("img", "-"). */
+static bool cliopt_is_option(const char *arg)
+{
+	return arg[0] == '-' && arg[1];
+}
+
 /*
  * Which argument getopt_long() refused.  It moves optind past an
- * argument once done with it, and skips arguments that are not options
- * (it moves them after the options).  So a bad letter that is not the
- * last of its group ("-r=queue") leaves optind on the group: the one
- * being read before the call, or, after skipped arguments, one whose
- * first letter is the bad one.  Otherwise it is the one before optind.
+ * argument once done with it, and moves arguments that are not options
+ * out of its way, skipping them.  So optind is still on the argument
+ * when a bad letter is not the last of its group ("-r=queue"): either
+ * the one before the call, or one reached by skipping, which leaves a
+ * skipped word just before it.  Otherwise it is the one before optind.
  */
-static const char *cliopt_culprit(int c, char *const argv[], int before)
+static const char *cliopt_culprit(char *const argv[], int before)
 {
-	const char *cur = argv[optind];
-
-	if (optind == before ||
-	    (c == '?' && cur && cur[0] == '-' && cur[1] != '-' &&
-	     cur[1] == optopt))
-		return cur;
+	if (optind == before || !cliopt_is_option(argv[optind - 1]))
+		return argv[optind];
 	return argv[optind - 1];
 }
 
-/* arg, "--NAME=VALUE", names one of opts that takes no value. */
-static bool cliopt_takes_none(const struct option *opts, const char *arg)
+/* How many of opts' names begin with the n characters of name. */
+static unsigned cliopt_prefix_matches(const struct option *opts,
+				      const char *name, size_t n)
 {
-	size_t n = strcspn(arg + 2, "=");
+	unsigned matches = 0;
 
 	for (; opts && opts->name; opts++)
-		if (strlen(opts->name) == n && !strncmp(opts->name, arg + 2, n))
-			return opts->has_arg == no_argument;
-	return false;
+		if (!strncmp(opts->name, name, n))
+			matches++;
+	return matches;
 }
 
 void cliopt_error_text(char *buf, size_t len, int c, char *const argv[],
 		       int before, const struct option *opts)
 {
-	const char *arg = cliopt_culprit(c, argv, before);
+	const char *arg = cliopt_culprit(argv, before);
 	bool is_long = !strncmp(arg, "--", 2);
+	size_t name_len = strcspn(arg, "=");
 
-	if (c == ':')
+	if (!is_long && strlen(arg) > 2 && optopt > ' ' && optopt < 127)
+		snprintf(buf, len, "%s '-%c' in '%s'",
+			 c == ':' ? "missing value for option" :
+				    "unknown option", optopt, arg);
+	else if (c == ':')
 		snprintf(buf, len, "missing value for option '%s'", arg);
-	else if (is_long && strchr(arg, '=') && cliopt_takes_none(opts, arg))
+	/* A long option given a value it takes none of: glibc names it in
+	 * optopt (its val); unknown and ambiguous ones leave 0. */
+	else if (is_long && arg[name_len] == '=' && optopt)
 		snprintf(buf, len, "option '%.*s' takes no value: '%s'",
-			 (int)strcspn(arg, "="), arg, arg);
-	else if (!is_long && strlen(arg) > 2 && optopt > ' ' && optopt < 127)
-		snprintf(buf, len, "unknown option '-%c' in '%s'", optopt, arg);
+			 (int)name_len, arg, arg);
+	else if (is_long &&
+		 cliopt_prefix_matches(opts, arg + 2, name_len - 2) > 1)
+		snprintf(buf, len, "ambiguous option '%.*s': give more of its name",
+			 (int)name_len, arg);
 	else
 		snprintf(buf, len, "unknown option '%s'", arg);
 }

@@ -17,8 +17,9 @@ struct option;
  * Into buf: what getopt_long() over opts refused (called with opterr =
  * 0; c its ':' or '?'), naming the argument as typed: "unknown option
  * '--bogus'", "missing value for option '-t'", "unknown option '-=' in
- * '-r=queue'", "option '--json' takes no value: '--json=1'".  before is
- * optind as it was before that getopt_long() call.
+ * '-r=queue'", "option '--json' takes no value: '--json=1'", "ambiguous
+ * option '--ver': give more of its name".  before is optind as it was
+ * before that getopt_long() call.
  */
 void cliopt_error_text(char *buf, size_t len, int c, char *const argv[],
 		       int before, const struct option *opts);
