@@ -110,6 +110,9 @@ struct nbd_queue {
 	 * command was answered already (nbd_io.c: nbd_issue()). */
 	struct vublk_bio *issuing;
 	bool issuing_answered;
+	/* The poll whose answer the queue is running from (not armed again
+	 * yet), or NULL: only compared, never followed. */
+	const struct nbd_poll *answering;
 	struct vublk_ring_event tick_ev, kick_ev;
 	bool tick_armed, kick_armed;
 	struct __kernel_timespec tick_ts;
@@ -152,9 +155,10 @@ bool nbd_conn_is_dead(struct nbd_conn *c);
 void nbd_conn_refused(struct nbd_conn *c);
 /* A request on c had no answer within --timeout: say so in c->why, with
  * the queue's view (oldest: which request, how many in flight), libnbd's
- * state, the polls armed and the bytes waiting on either side of the
- * socket. */
-void nbd_conn_note_stall(struct nbd_conn *c, const char *oldest);
+ * state, the polls armed (answering: the one whose answer is running,
+ * or NULL) and the bytes waiting on either side of the socket. */
+void nbd_conn_note_stall(struct nbd_conn *c, const char *oldest,
+			 const struct nbd_poll *answering);
 /* The socket said ready (revents of a poll on it, or -errno): let
  * libnbd read or write what it can. */
 void nbd_conn_notify(struct nbd_conn *c, int revents);

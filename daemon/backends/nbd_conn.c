@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/sockios.h>
 
 #include "nbd.h"
@@ -54,33 +55,63 @@ static void nbd_conn_note_error(struct nbd_conn *c)
 	c->err = nbd_get_errno();
 }
 
+/* A poll's state for the log: armed, or answered and not armed again
+ * yet (the queue runs from its answer), or not armed. */
+static const char *nbd_poll_state(const struct nbd_poll *p,
+				  const struct nbd_poll *answering)
+{
+	return p->armed ? "armed" : p == answering ? "answering now" :
+						    "not armed";
+}
+
+/*
+ * The bytes sent on fd that the other side has not taken: on a Unix
+ * socket those the server has not read, on TCP those it has not
+ * acknowledged (its kernel acknowledges what its process never read).
+ * -1 when unknown.
+ */
+static int nbd_conn_unsent(int fd, const char **what)
+{
+	int domain, n;
+	socklen_t len = sizeof(domain);
+
+	*what = "not yet acknowledged by the server's host";
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+	    domain == AF_UNIX)
+		*what = "not yet read by the server";
+	return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : -1;
+}
+
 /*
  * A request of c's went unanswered for --timeout: say where libnbd
  * stands, what the ring waits for and what sits on the socket, so that
  * the log tells a server that never read the request (bytes not read by
  * the server), one that read it and never answered (READY, nothing
- * either way), an answer nobody read (bytes unread here with POLLIN
- * armed) and a send that never finished (libnbd in ISSUE_COMMAND).
+ * either way), an answer nobody read (bytes unread here, POLLIN armed)
+ * and a send that never finished (libnbd in ISSUE_COMMAND).
  */
-void nbd_conn_note_stall(struct nbd_conn *c, const char *oldest)
+void nbd_conn_note_stall(struct nbd_conn *c, const char *oldest,
+			 const struct nbd_poll *answering)
 {
-	const char *state = nbd_connection_state(c->h);
+	const char *state = nbd_connection_state(c->h), *unsent_what = "";
 	unsigned dir = nbd_aio_get_direction(c->h);
 	int fd = nbd_aio_get_fd(c->h), unread = -1, unsent = -1;
 
 	if (!state)
 		state = "?";
-	if (fd >= 0 && ioctl(fd, FIONREAD, &unread) == -1)
-		unread = -1;
-	if (fd >= 0 && ioctl(fd, SIOCOUTQ, &unsent) == -1)
-		unsent = -1;
+	if (fd >= 0) {
+		if (ioctl(fd, FIONREAD, &unread) == -1)
+			unread = -1;
+		unsent = nbd_conn_unsent(fd, &unsent_what);
+	}
 	snprintf(c->why, sizeof(c->why),
-		 "a request had no answer within --timeout (%s; libnbd %.*s, wants%s%s, %d in flight; POLLIN %s, POLLOUT %s; %d bytes unread here, %d sent and not yet read by the server)",
+		 "a request had no answer within --timeout (%s; libnbd %.*s, wants%s%s, %d in flight; POLLIN %s, POLLOUT %s; %d bytes unread here, %d sent and %s)",
 		 oldest, (int)strcspn(state, ":"), state,
 		 dir & LIBNBD_AIO_DIRECTION_READ ? " read" : "",
 		 dir & LIBNBD_AIO_DIRECTION_WRITE ? " write" : "",
-		 nbd_aio_in_flight(c->h), c->in.armed ? "armed" : "not armed",
-		 c->out.armed ? "armed" : "not armed", unread, unsent);
+		 nbd_aio_in_flight(c->h), nbd_poll_state(&c->in, answering),
+		 nbd_poll_state(&c->out, answering), unread, unsent,
+		 unsent_what);
 }
 
 void nbd_conn_refused(struct nbd_conn *c)

@@ -599,10 +599,7 @@ static void nbd_queue_send_waiting(struct nbd_queue *nq)
 		nbd_send(nq, bio);
 }
 
-/* Why the connection is dropped: bio, the oldest in flight, is late.  The
- * polls are armed first, as the ring's next wait would arm them (this
- * may run inside a poll's answer, before its re-arming): the question
- * is what the ring would wait for. */
+/* Why the connection is dropped: bio, the oldest in flight, is late. */
 static void nbd_queue_note_stall(struct nbd_queue *nq,
 				 const struct vublk_bio *bio)
 {
@@ -612,12 +609,11 @@ static void nbd_queue_note_stall(struct nbd_queue *nq,
 
 	for (b = nq->in_flight.head; b; b = b->next)
 		n++;
-	nbd_conn_arm(nq->conn, nq->q);
 	snprintf(oldest, sizeof(oldest),
 		 "the oldest: %s of %u bytes at byte %" PRIu64 ", sent %u time%s; %u in flight here",
 		 nbd_op_names[bio->req.op], bio->req.len, bio->req.offset,
 		 bio->sends, bio->sends == 1 ? "" : "s", n);
-	nbd_conn_note_stall(nq->conn, oldest);
+	nbd_conn_note_stall(nq->conn, oldest, nq->answering);
 }
 
 /* Deadlines: a bio that waited too long for a connection fails; one the
@@ -691,7 +687,9 @@ static void nbd_io_poll_done(struct vublk_queue *q, struct vublk_ring_event *ev,
 		return;
 	}
 	nbd_conn_notify(c, cqe->res);
+	nq->answering = p;
 	nbd_queue_run(nq);
+	nq->answering = NULL;
 }
 
 /* The tick or the kick: run the queue. */
