@@ -41,6 +41,7 @@ static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
 {
 	bool ro = be->flags & VUBLK_BACKEND_READ_ONLY;
 	bool direct = be->flags & VUBLK_BACKEND_DIRECT;
+	int err;
 
 	/* O_NONBLOCK: opening a FIFO for reading waits for a writer, forever
 	 * if none comes; so it opens at once, file_size() refuses it, and
@@ -50,19 +51,20 @@ static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
 			       (direct ? O_DIRECT : 0));
 	if (fb->fd >= 0)
 		return 0;
-	if (!ro && (errno == EROFS || errno == EACCES))
+	err = errno;	/* the lines below may change errno */
+	if (!ro && (err == EROFS || err == EACCES))
 		vublk_error("cannot open backing file %s for writing: %s (use --read-only)",
-			    be->path, strerror(errno));
-	else if (errno == ENOENT && strstr(be->path, "://"))
+			    be->path, strerror(err));
+	else if (err == ENOENT && strstr(be->path, "://"))
 		vublk_error("cannot open backing file %s: no such file, and not a URI vublk serves (NBD: nbd://, nbds://, nbd+unix://...; nbdkit serves HTTP and more as NBD)",
 			    be->path);
-	else if (errno == EINVAL && direct)
+	else if (err == EINVAL && direct)
 		vublk_error("cannot open backing file %s with O_DIRECT: its filesystem does not support it (drop --direct)",
 			    be->path);
 	else
 		vublk_error("cannot open backing file %s: %s", be->path,
-			    strerror(errno));
-	return -errno;
+			    strerror(err));
+	return -err;
 }
 
 static int file_size(struct vublk_backend *be, int fd)

@@ -16,7 +16,8 @@ failures=0
 # expect_error EXPECTED-STDERR-SUBSTRING vublk-args...
 expect_error() {
 	want=$1; shift
-	"$VUBLK" "$@" >"$T/out" 2>"$T/err"
+	# Bounded: a command that hangs (an open(2) waiting on a FIFO) fails.
+	timeout 20 "$VUBLK" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 	lines=$(wc -l <"$T/err")
 	if [ $rc -eq 0 ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$want" "$T/err" ||
@@ -79,7 +80,7 @@ expect_error "missing value for option '-q'" add -t loop -f "$T/disk.img" -q
 expect_error "unknown option '-=' in '-r=queue'" add -t loop -f "$T/disk.img" -r=queue
 expect_error "option '--read-only' takes no value: '--read-only=1'" add -t loop -f "$T/disk.img" --read-only=1
 # --help without -t: the general help, not "no target type given".
-if ! "$VUBLK" add --help | grep -q "^usage: vublk add -t TYPE -f FILE"; then
+if ! "$VUBLK" add --help >"$T/out" || ! grep -q "^usage: vublk add -t TYPE -f FILE" "$T/out"; then
 	echo "FAIL: vublk add --help did not print the usage"
 	failures=$((failures + 1))
 fi

@@ -88,7 +88,10 @@ expect_error 1 "does not match the expected sha512:" \
 # --data-size says otherwise.
 "$VV" format --force img --hash-alg=sha512 >/dev/null
 check_image img orig --hash-alg=sha512
-"$VV" format --force img --data-size=4097 >/dev/null
+"$VV" format --force img --data-size=4097 >/dev/null 2>"$WORK/warn" ||
+	fail "format --data-size=4097 failed"
+grep -q "^vublk-verity format: warning: 'img': its 4097 bytes of data are not a positive multiple of 512: vublk add will not serve it" "$WORK/warn" ||
+	fail "format of 4097 bytes: no warning that a device cannot serve it: $(cat "$WORK/warn")"
 head -c 4097 orig >first4097
 check_image img first4097
 # A damaged old trailer is replaced when --data-size says where data ends.

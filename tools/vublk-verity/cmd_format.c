@@ -216,10 +216,11 @@ static bool format_image(const struct format_options *o, const char *name)
 		return false;
 	}
 	vv_print_digest(p.hash_alg, digest, name);
-	/* fs-verity seals any size; a block device exposes whole sectors. */
-	if (p.data_size % 512)
-		vv_error("warning: the %llu bytes of data of '%s' are not a multiple of 512: vublk add will not serve it as a device (verify and fsverity digest can still check it)",
-			 (unsigned long long)p.data_size, name);
+	/* fs-verity seals any size; a block device exposes whole sectors,
+	 * at least one. */
+	if (p.data_size % 512 || !p.data_size)
+		vv_error("warning: '%s': its %llu bytes of data are not a positive multiple of 512: vublk add will not serve it as a device (verify and fsverity digest can still check it)",
+			 name, (unsigned long long)p.data_size);
 	return true;
 }
 

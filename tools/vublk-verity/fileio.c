@@ -58,14 +58,17 @@ bool vv_output_not_input(const char *opt, const char *out, const char *what,
 			 const char *in)
 {
 	struct stat o, i;
-	bool same;
+	bool out_exists, in_exists, same;
 
 	if (!out || !in)
 		return true;
-	if (stat(out, &o) == 0 && stat(in, &i) == 0)
-		same = o.st_dev == i.st_dev && o.st_ino == i.st_ino;
+	out_exists = stat(out, &o) == 0;
+	in_exists = stat(in, &i) == 0;
+	if (out_exists && in_exists)	/* /dev/null twice is no harm */
+		same = S_ISREG(o.st_mode) && o.st_dev == i.st_dev &&
+		       o.st_ino == i.st_ino;
 	else
-		same = !strcmp(out, in);
+		same = !out_exists && !in_exists && !strcmp(out, in);
 	if (same)
 		vv_error("%s '%s' is the same file as %s '%s': one would overwrite the other; give another file",
 			 opt, out, what, in);

@@ -235,7 +235,7 @@ bool vv_open_sized(struct vv_file *f, const char *name, uint64_t *size);
 /* close(2), reporting a failure (delayed write errors show up here). */
 bool vv_close(struct vv_file *f);
 /* False after an error line when out, the output of option opt, is the
- * file in (the same inode, or the same path when one does not exist
+ * regular file in (the same inode; the same path when neither exists
  * yet): writing it would destroy in, which the line calls what ("the
  * image", "--key").  True when either is NULL. */
 bool vv_output_not_input(const char *opt, const char *out, const char *what,
