@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "openinput.h"
 
 struct file_backend {
 	int fd;
@@ -43,15 +44,12 @@ static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
 	bool direct = be->flags & VUBLK_BACKEND_DIRECT;
 	int err;
 
-	/* O_NONBLOCK: opening a FIFO for reading waits for a writer, forever
-	 * if none comes; so it opens at once, file_size() refuses it, and
-	 * file_open() makes the reads of a file blocking again. */
-	fb->fd = open(be->path, O_CLOEXEC | O_NONBLOCK |
-			       (ro ? O_RDONLY : O_RDWR) |
-			       (direct ? O_DIRECT : 0));
+	/* A FIFO opens at once (openinput.h) and file_size() refuses it. */
+	fb->fd = open_input(be->path, (ro ? O_RDONLY : O_RDWR) |
+					 (direct ? O_DIRECT : 0));
 	if (fb->fd >= 0)
 		return 0;
-	err = errno;	/* the lines below may change errno */
+	err = -fb->fd;
 	if (!ro && (err == EROFS || err == EACCES))
 		vublk_error("cannot open backing file %s for writing: %s (use --read-only)",
 			    be->path, strerror(err));
@@ -107,20 +105,6 @@ static uint32_t file_mem_align(const struct vublk_backend *be, int fd)
 	return stx.stx_dio_mem_align;
 }
 
-/* Blocking again, once open: io_uring answers -EAGAIN to a read of an
- * O_NONBLOCK file that cannot be done at once, where it should wait. */
-static int file_set_blocking(const struct vublk_backend *be, int fd)
-{
-	int fl = fcntl(fd, F_GETFL), err;
-
-	if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
-		return 0;
-	err = errno;
-	vublk_error("cannot set up backing file %s: %s", be->path,
-		    strerror(err));
-	return -err;
-}
-
 static int file_open(struct vublk_backend *be)
 {
 	struct file_backend *fb = be->priv;
@@ -129,8 +113,6 @@ static int file_open(struct vublk_backend *be)
 	if (ret)
 		return ret;
 	ret = file_size(be, fb->fd);
-	if (!ret)
-		ret = file_set_blocking(be, fb->fd);
 	if (ret) {
 		close(fb->fd);
 		return ret;

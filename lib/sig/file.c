@@ -8,21 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "openinput.h"
 #include "sig_private.h"
-
-int sig_open_input(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), fl, err;
-
-	if (fd < 0)
-		return -errno;
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
-		return fd;
-	err = -errno;
-	close(fd);
-	return err;
-}
 
 /* Read up to cap bytes; *len is what there was (cap + 1 means more). */
 static int read_bounded(int fd, uint8_t *buf, size_t cap, size_t *len)
@@ -53,7 +40,7 @@ int sig_read_whole(const char *path, size_t max, int too_large,
 
 	if (!b)
 		return -ENOMEM;
-	fd = sig_open_input(path);
+	fd = open_input(path, O_RDONLY);
 	if (fd < 0) {
 		free(b);
 		return fd;

@@ -65,15 +65,6 @@ int sig_fail(struct sig_result *res, int err, const char *fmt, ...)
 /* OpenSSL's one-line name of an X509_NAME (RFC 2253), cut to len. */
 void sig_name_text(const X509_NAME *name, char *buf, size_t len);
 
-/*
- * file.c: path opened for reading: a file descriptor, or -errno.  A FIFO no one
- * writes to would make open(2) wait for a writer, forever if none comes:
- * it is opened O_NONBLOCK, which returns at once, and then made blocking
- * again, so that its reads give what a writer sends, or end (0) when
- * there is none.  Pipes stay usable: --key=<(pass show KEY).
- */
-int sig_open_input(const char *path);
-
 /* file.c: the whole of path, at most max bytes (else too_large). */
 int sig_read_whole(const char *path, size_t max, int too_large,
 		   uint8_t **buf, size_t *len);

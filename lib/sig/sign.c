@@ -17,6 +17,7 @@
  *                   digest's own (SHA-256 or SHA-512), by name
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <openssl/pem.h>
 #include <openssl/pkcs7.h>
 
+#include "openinput.h"
 #include "sig_private.h"
 
 #define SIGN_FLAGS (PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOATTR | \
@@ -35,7 +37,7 @@
 static int read_pem(const char *path, void *(*read)(BIO *), void **out,
 		    int not_that)
 {
-	int fd = sig_open_input(path);
+	int fd = open_input(path, O_RDONLY);
 	BIO *bio;
 
 	if (fd < 0)

@@ -21,6 +21,7 @@
 
 #include "f2fslayout.h"
 #include "inproc_queue.h"
+#include "openinput.h"
 #include "targets.h"
 #include "vublk_bench.h"
 
@@ -37,9 +38,9 @@
  */
 static void bench_drop_page_cache(const char *image)
 {
-	/* O_NONBLOCK: a FIFO would wait for a writer; the target's open,
-	 * next, refuses anything but a file or a block device. */
-	int fd = open(image, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* A FIFO opens at once (openinput.h); the target's open, next,
+	 * refuses anything but a file or a block device. */
+	int fd = open_input(image, O_RDONLY);
 
 	if (fd < 0)
 		return;	/* the target's open, next, says why */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "f2fslayout.h"
+#include "openinput.h"
 #include "vublk_verity.h"
 
 static const char *access_mode_name(int flags)
@@ -27,31 +28,31 @@ static const char *access_mode_name(int flags)
 }
 
 /*
- * An input is opened O_NONBLOCK: open(2) of a FIFO for reading waits for
- * a writer, forever if none comes.  Then its reads block again, and give
- * what a writer sends, or end at once when there is none; the callers
- * that need a size refuse anything but a file or a block device.
+ * An input opens without waiting for a FIFO's writer (openinput.h); the
+ * callers that need a size refuse anything but a file or a block device.
+ * An output is opened as asked: a FIFO given as one waits for its reader.
  */
+static int open_file(const char *name, int flags, mode_t mode)
+{
+	int fd;
+
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		return open_input(name, flags);
+	fd = open(name, flags | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
 bool vv_open(struct vv_file *f, const char *name, int flags, mode_t mode)
 {
-	bool input = (flags & O_ACCMODE) == O_RDONLY;
-	int fl;
+	int fd = open_file(name, flags, mode);
 
 	f->name = name;
-	f->fd = open(name, flags | O_CLOEXEC | (input ? O_NONBLOCK : 0), mode);
-	if (f->fd < 0) {
-		vv_error("can't open '%s' for %s: %s", name,
-			 access_mode_name(flags), strerror(errno));
-		return false;
-	}
-	fl = input ? fcntl(f->fd, F_GETFL) : 0;
-	if (input && (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
-		vv_error("can't set up '%s' for reading: %s", name,
-			 strerror(errno));
-		vv_close(f);
-		return false;
-	}
-	return true;
+	f->fd = fd < 0 ? -1 : fd;
+	if (fd >= 0)
+		return true;
+	vv_error("can't open '%s' for %s: %s", name, access_mode_name(flags),
+		 strerror(-fd));
+	return false;
 }
 
 bool vv_output_not_input(const char *opt, const char *out, const char *what,
