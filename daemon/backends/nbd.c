@@ -18,9 +18,11 @@
  *
  * Requests: nbd_io.c; the connection and its polls: nbd_conn.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nbd.h"
@@ -37,7 +39,7 @@ static unsigned nbd_log2(uint64_t v)
 
 /* The daemon runs from /: a relative socket path would name another
  * file there. */
-static int nbd_check_uri(const char *uri)
+static int nbd_check_socket(const char *uri)
 {
 	const char *sock = strstr(uri, "socket=");
 
@@ -46,6 +48,42 @@ static int nbd_check_uri(const char *uri)
 	vublk_error("nbd %s: give the socket as an absolute path (socket=/...): the server does not run in this directory",
 		    uri);
 	return -EINVAL;
+}
+
+/* A TCP URI's port (nbd://[USER@]HOST[:PORT]/...) is a number from 1 to
+ * 65535, or absent (10809): getaddrinfo() takes 99999 as 99999 % 65536
+ * and the connection would go to another port. */
+static int nbd_check_port(const char *uri)
+{
+	const char *host = strstr(uri, "://"), *end, *at, *colon;
+	char *stop;
+	unsigned long port;
+
+	if (!host || strstr(uri, "+unix://") || strstr(uri, "+vsock://"))
+		return 0;
+	host += 3;
+	end = host + strcspn(host, "/?#");
+	at = memrchr(host, '@', end - host);
+	if (at)
+		host = at + 1;
+	colon = memrchr(host, ':', end - host);
+	/* none, an IPv6 literal's own ([::1]), or an empty port */
+	if (!colon || memchr(colon, ']', end - colon) || colon + 1 == end)
+		return 0;
+	port = strtoul(colon + 1, &stop, 10);
+	if (isdigit((unsigned char)colon[1]) && stop == end && port >= 1 &&
+	    port <= 65535)
+		return 0;
+	vublk_error("nbd %s: port '%.*s' is not a port number (1 to 65535)",
+		    uri, (int)(end - colon - 1), colon + 1);
+	return -EINVAL;
+}
+
+static int nbd_check_uri(const char *uri)
+{
+	int ret = nbd_check_socket(uri);
+
+	return ret ? ret : nbd_check_port(uri);
 }
 
 /* Block sizes: the smallest the server accepts (ublk allows 512 to

@@ -360,11 +360,11 @@ static int add_parse(struct add_args *a, int argc, char **argv)
 	struct option *opts;
 	int ret;
 
-	if (!type && add_wants_help(argc, argv)) {
-		vublk_usage(stdout);
-		return 2;
-	}
 	if (!type) {
+		if (add_wants_help(argc, argv)) {
+			vublk_usage(stdout);
+			return 2;
+		}
 		vublk_error("add: no target type given: use -t TYPE (see: vublk help)");
 		return -EINVAL;
 	}
@@ -385,8 +385,9 @@ static int add_parse(struct add_args *a, int argc, char **argv)
 	free(opts);
 	if (ret)
 		return ret;	/* error, or 1: help */
-	if (!a->file) {
-		vublk_error("add: no backing file given: use -f FILE");
+	if (!a->file || !a->file[0]) {
+		vublk_error("add: no backing file given%s: use -f FILE (a file, a block device or an NBD URI)",
+			    a->file ? " (-f is empty)" : "");
 		return -EINVAL;
 	}
 	/* Absolute, since the detached server leaves the caller's directory

@@ -24,10 +24,16 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "help";
+	const char *cmd = argv[1];
 
 	/* A detached server's `vublk add` may be gone: no SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		/* Nothing was asked: the usage, as a failure (as for an
+		 * unknown command), so a script that forgot it finds out. */
+		vublk_usage(stderr);
+		return 1;
+	}
 	for (size_t i = 0; i < sizeof(vublk_commands) / sizeof(vublk_commands[0]);
 	     i++)
 		if (!strcmp(cmd, vublk_commands[i].name))

@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +44,58 @@ const char *ublk_control_path(void)
 
 static void ublk_ctrl_probe(struct ublk_ctrl *c);
 
+/*
+ * The kernel's name of character device dev (its DEVNAME in sysfs), or ""
+ * where sysfs does not say (not mounted, in a bare chroot).
+ */
+static void ublk_ctrl_node_name(dev_t dev, char *name, size_t len)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	name[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/uevent",
+		 major(dev), minor(dev));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			snprintf(name, len, "%.*s",
+				 (int)strcspn(line + 8, "\n"), line + 8);
+			break;
+		}
+	fclose(f);
+}
+
+/*
+ * Another node given as the control device (VUBLK_CONTROL_DEV=/dev/null,
+ * a directory, a file) would take some commands as done and fail others
+ * strangely, and `vublk list` would print an empty table: refuse anything
+ * but a character device that the kernel calls ublk-control, where sysfs
+ * can tell.
+ */
+static int ublk_ctrl_check_node(int fd, const char *path)
+{
+	char name[64];
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st) < 0) {
+		err = errno;	/* vublk_error() may change errno */
+		vublk_error("cannot stat %s: %s", path, strerror(err));
+		return -err;
+	}
+	if (S_ISCHR(st.st_mode)) {
+		ublk_ctrl_node_name(st.st_rdev, name, sizeof(name));
+		if (!name[0] || !strcmp(name, "ublk-control"))
+			return 0;
+	}
+	vublk_error("%s is not the ublk control device (/dev/ublk-control, a character device): check VUBLK_CONTROL_DEV",
+		    path);
+	return -ENODEV;
+}
+
 int ublk_ctrl_open(struct ublk_ctrl *c)
 {
 	const char *path = ublk_control_path();
@@ -57,8 +111,16 @@ int ublk_ctrl_open(struct ublk_ctrl *c)
 			vublk_error("%s not found: the ublk_drv kernel module is not loaded (run: modprobe ublk_drv)",
 				    path);
 		else
-			vublk_error("cannot open %s: %s (vublk needs root)",
-				    path, strerror(-ret));
+			vublk_error("cannot open %s: %s%s", path,
+				    strerror(-ret),
+				    ret == -EACCES || ret == -EPERM ?
+				    " (vublk needs root)" : "");
+		return ret;
+	}
+	ret = ublk_ctrl_check_node(c->fd, path);
+	if (ret) {
+		close(c->fd);
+		c->fd = -1;
 		return ret;
 	}
 	ret = io_uring_queue_init(4, &c->ring, IORING_SETUP_SQE128);

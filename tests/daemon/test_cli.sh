@@ -48,6 +48,22 @@ expect_error "backing file $T/small.img is too small: 100 bytes, less than one 4
 expect_error "unknown target type 'nope'" add -t nope -f "$T/disk.img"
 expect_error "no target type given" add -f "$T/disk.img"
 expect_error "no backing file given" add -t loop
+expect_error "no backing file given (-f is empty)" add -t loop -f ""
+# Another node as the control device: refused, not taken as an empty list
+# or a done deletion.
+not_ctl="is not the ublk control device (/dev/ublk-control, a character device): check VUBLK_CONTROL_DEV"
+VUBLK_CONTROL_DEV=/dev/null
+expect_error "vublk: /dev/null $not_ctl" list
+expect_error "vublk: /dev/null $not_ctl" del -n 0
+VUBLK_CONTROL_DEV=$T/no-such-ublk-control
+# No command at all: the usage on stderr and a failure.
+"$VUBLK" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] || [ -s "$T/out" ] || ! grep -q '^usage: vublk add' "$T/err"; then
+	echo "FAIL: vublk without arguments: rc=$rc, stdout $(wc -c <"$T/out") bytes, stderr:"
+	head -3 "$T/err"
+	failures=$((failures + 1))
+fi
 expect_error "bad -q (queues) value '0'" add -t loop -f "$T/disk.img" -q 0
 expect_error "bad -q (queues) value 'abc'" add -t loop -f "$T/disk.img" -q abc
 expect_error "bad -q (queues) value '-1'" add -t loop -f "$T/disk.img" -q -1

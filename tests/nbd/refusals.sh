@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # `vublk add` refuses an NBD export it cannot serve -- no server on the
-# socket, a relative socket path, a read-only export without --read-only,
-# --direct with a URI, --retry or --timeout with a plain file,
-# --f2fs-file in an export that holds no f2fs -- with ONE
+# socket, a port out of range, a relative socket path, a read-only
+# export without --read-only, --direct with a URI, --retry or --timeout
+# with a plain file, --f2fs-file in an export that holds no f2fs -- with ONE
 # line on stderr that says why, a non-zero exit, and no device state left
 # behind.  The target refuses in init, before the core touches
 # /dev/ublk-control, so this runs on a host without ublk_drv.
@@ -32,6 +32,9 @@ for _ in $(seq 200); do [ -s "$T/ro.pid" ] && break; sleep 0.05; done
 
 refused "nbd nbd\+unix:///\?socket=$T/none.sock: cannot connect: .*No such file or directory" \
 	-t loop -f "nbd+unix:///?socket=$T/none.sock"
+refused "nbd nbd://localhost:99999/x: port '99999' is not a port number \(1 to 65535\)" \
+	-t loop -f "nbd://localhost:99999/x"
+refused "port '0' is not a port number" -t loop -f "nbd://user@localhost:0/x"
 refused "give the socket as an absolute path" \
 	-t loop -f "nbd+unix:///?socket=relative.sock"
 refused "the export is read-only \(add --read-only\)" \

@@ -139,7 +139,7 @@ grep -q "^verified read: .* 0 errors)" <<<"$out" || fail "without gnuplot: no re
 
 # Refusals: one line each.
 check_refused() {
-	local want=$1 err status
+	local want=$1 status
 	shift
 	err=$("$bench" verity "$dir/img" "$@" 2>&1 >/dev/null)
 	status=$?
@@ -151,6 +151,10 @@ check_refused 2 --plot-label=x
 check_refused 2 --plot-rate=cpu
 check_refused 2 --plot="$chart" --plot-rate=both
 check_refused 2 --plot="$chart" --plot-label='a"b'
+# A directory the chart cannot go to: refused before the run, not after.
+check_refused 2 --plot="$dir/no-such-dir/chart.svg"
+[[ $err == *"cannot write in $dir/no-such-dir: No such file or directory"* ]] ||
+	fail "--plot in a missing directory: $err"
 echo garbage >"$dir/chart.dat"
 check_refused 1 --plot="$chart" --bytes=1M
 echo "OK"

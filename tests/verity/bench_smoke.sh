@@ -46,6 +46,8 @@ err=$("$bench" verity "$dir/img" --direct=1 2>&1 >/dev/null)
 	fail "--direct=1: $err"
 err=$("$bench" pmem "$dir/new" --bogus 2>&1 >/dev/null)
 [ "$err" = "vublk-bench: unknown option '--bogus' (see --help)" ] || fail "pmem --bogus: $err"
+err=$("$bench" pmem "$dir/new" --seconds=x 2>&1 >/dev/null)
+[[ $err == "vublk-bench: bad --seconds value 'x': "* ]] || fail "pmem --seconds=x: $err"
 # A mode given the other mode's argument.
 err=$("$bench" nbd "$dir/img" 2>&1 >/dev/null)
 [ $? = 2 ] && [[ $err == *"is not an NBD URI"* ]] || fail "nbd FILE: $err"

@@ -51,6 +51,32 @@ struct plot {
 	const char *title;	/* the charts' common title */
 };
 
+/*
+ * The chart's directory takes new files: found before the run, not after
+ * it.  A file is made and removed there, since access(2) says yes to root
+ * where a write would still fail (/proc, a read-only mount).
+ */
+static int plot_check_dir(const char *svg)
+{
+	const char *slash = strrchr(svg, '/');
+	int len = slash ? (slash == svg ? 1 : (int)(slash - svg)) : 1;
+	char probe[4200];
+	int fd, err;
+
+	snprintf(probe, sizeof(probe), "%.*s/.vublk-bench-plot.XXXXXX", len,
+		 slash ? svg : ".");
+	fd = mkstemp(probe);
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+		return 0;
+	}
+	err = errno;
+	bench_error("bad --plot value '%s': cannot write in %.*s: %s", svg,
+		    len, slash ? svg : ".", strerror(err));
+	return -err;
+}
+
 int bench_plot_check(const char *svg, const char *label)
 {
 	size_t n = strlen(svg);
@@ -61,6 +87,8 @@ int bench_plot_check(const char *svg, const char *label)
 			    svg);
 		return -EINVAL;
 	}
+	if (plot_check_dir(svg))
+		return -EINVAL;
 	if (!label)
 		return 0;
 	for (p = label; *p && *p >= ' ' && *p != '"' && *p != '\\' && *p != 127;

@@ -142,13 +142,13 @@ static int bp_parse(struct bp_args *a, int argc, char **argv)
 	while ((opt = bench_getopt(argc, argv, bp_options)) != -1) {
 		switch (opt) {
 		case BP_OPT_SECONDS:
-			if (vublk_parse_u64("--seconds", optarg, 1, 3600,
-					    &a->seconds))
+			if (bench_number("--seconds", optarg, 1, 3600,
+					 &a->seconds))
 				return -EINVAL;
 			break;
 		case BP_OPT_SIZE:
-			if (vublk_parse_u64("--size (MiB)", optarg, 1,
-					    1U << 20, &a->size_mb))
+			if (bench_number("--size (MiB)", optarg, 1, 1U << 20,
+					 &a->size_mb))
 				return -EINVAL;
 			break;
 		case BP_OPT_CALIBRATE:

@@ -155,9 +155,8 @@ double bench_cpu_now(void)
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-/* A whole number in [min, max] with an optional K/M/G suffix. */
-static int bench_number(const char *opt, const char *s, uint64_t min,
-			uint64_t max, uint64_t *out)
+int bench_number(const char *opt, const char *s, uint64_t min,
+		 uint64_t max, uint64_t *out)
 {
 	unsigned shift = 0;
 	char *end;

@@ -13,6 +13,8 @@
 #include "inproc_queue.h"
 #include "merkle.h"
 
+struct option;
+
 enum bench_pattern { BENCH_SEQ, BENCH_RAND };
 
 struct bench_args {
@@ -70,7 +72,11 @@ void bench_run_close(struct bench_run *r);
 
 /* "vublk-bench: <message>" on stderr. */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-struct option;
+
+/* A whole number in [min, max] with an optional K/M/G suffix, into *out;
+ * else -EINVAL after one line naming opt and the value. */
+int bench_number(const char *opt, const char *s, uint64_t min, uint64_t max,
+		 uint64_t *out);
 
 /* getopt_long() over long options only, saying in one line what it
  * refused (then '?'); -1 at the end, else the option's value. */
