@@ -103,6 +103,9 @@ enum f2fslayout_error {
 	F2FSLAYOUT_E_F2FS_VERITY_LOCATION, /* descriptor location invalid */
 	F2FSLAYOUT_E_F2FS_VERITY_DATA_SIZE, /* descriptor data size != i_size */
 	F2FSLAYOUT_E_F2FS_VERITY_TREE,	/* tree runs into the descriptor */
+	/* A vublk image again: */
+	F2FSLAYOUT_E_TRAILER_MISSING,	/* no trailer, but a descriptor where
+					 * a sealed image keeps it */
 	F2FSLAYOUT_E_F2FS_RANGE,	/* file read outside the mapped blocks */
 };
 
@@ -243,9 +246,12 @@ int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
 			 uint64_t image_size, struct f2fslayout_image *img);
 
 /*
- * Does the image end with a vublk trailer magic?  Returns 1 if yes (valid
- * or damaged: either way the end of the file is not plain data), 0 if not
- * (or the file is smaller than a trailer), or -errno.
+ * Does the image end with a vublk trailer magic, or is it a sealed image
+ * that lost its trailer (cut short, or the magic damaged) but still has
+ * its descriptor where the layout puts it?
+ * Returns 1 if so (valid or damaged: either way the end of the file is not
+ * plain data, and f2fslayout_read() says which), 0 if not (or the file is
+ * smaller than a trailer), or -errno.
  */
 int f2fslayout_probe(int fd);
 

@@ -86,6 +86,18 @@ int f2fslayout_pwrite_full(int fd, const void *buf, size_t len,
 int f2fslayout_image_size(int fd, uint64_t *size);
 
 /*
+ * probe.c: is an image without a trailer a sealed image that lost it (cut
+ * short by a copy stopped early or a truncate, or its magic damaged) and
+ * still holds its fs-verity descriptor where the layout puts it for the
+ * descriptor's own data size?
+ * 1 and the descriptor's position and data size, 0 if not, or a negative
+ * error of read_fn.
+ */
+int f2fslayout_find_lone_descriptor(f2fslayout_read_fn read_fn, void *ctx,
+			     uint64_t image_size, uint64_t *desc_pos,
+			     uint64_t *data_size);
+
+/*
  * Read the last F2FSLAYOUT_TRAILER_SIZE bytes of the image and its size;
  * F2FSLAYOUT_E_IMAGE_TOO_SMALL if it is shorter than a trailer.
  */

@@ -14,6 +14,19 @@
 
 #include "f2fslayout_private.h"
 
+/* No trailer: not sealed, or sealed and the trailer lost (probe.c). */
+static int read_no_trailer(f2fslayout_read_fn read_fn, void *ctx,
+			   uint64_t image_size)
+{
+	uint64_t desc_pos, data_size;
+	int cut = f2fslayout_find_lone_descriptor(read_fn, ctx, image_size, &desc_pos,
+					   &data_size);
+
+	if (cut < 0)
+		return cut;
+	return cut ? F2FSLAYOUT_E_TRAILER_MISSING : F2FSLAYOUT_E_NO_TRAILER;
+}
+
 int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
 			 uint64_t image_size, struct f2fslayout_image *img)
 {
@@ -29,6 +42,8 @@ int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
 		   image_size - F2FSLAYOUT_TRAILER_SIZE);
 	if (!err)
 		err = f2fslayout_trailer_validate(trailer, image_size, &l);
+	if (err == F2FSLAYOUT_E_NO_TRAILER)
+		return read_no_trailer(read_fn, ctx, image_size);
 	if (err)
 		return err;
 

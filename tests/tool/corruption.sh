@@ -84,13 +84,14 @@ flip_byte img "$desc_pos"
 expect_error 1 "'img' has invalid vublk metadata: .*version" "$VV" verify img
 
 # The trailer: its checksum catches any flipped byte; a damaged magic
-# makes the image not a vublk image at all.
+# leaves a descriptor after its tree but no trailer: a lost trailer.
 cp clean img
 flip_byte img $((image_size - 64 + 20))
 expect_error 1 "'img' has invalid vublk metadata: .*trailer" "$VV" verify img
 cp clean img
 flip_byte img $((image_size - 64))
-expect_error 1 "'img' is not a vublk image: .*" "$VV" verify img
+expect_error 1 "'img' has invalid vublk metadata: no trailer at its end, but an fs-verity descriptor" \
+	"$VV" verify img
 
 # A one-block image has no tree: the block is checked against the root
 # hash in the descriptor directly.

@@ -99,4 +99,26 @@ cp img5 damaged && flip_byte damaged $(($(stat -c %s damaged) - 10))
 "$VV" format --force --data-size=4096 damaged >/dev/null
 check_image damaged oneblock
 
+# A sealed image cut short (a copy stopped early) lost its trailer but
+# kept its descriptor: verify says so, and format will not seal the old
+# tree as data unless --force and --data-size say where the data ends.
+format_fresh cut orig
+truncate -s $(($(stat -c %s cut) - 100)) cut
+cp cut cut.before
+expect_error 1 "'cut' has invalid vublk metadata: no trailer at its end, but an fs-verity descriptor where a sealed image keeps it: the image was cut short or its trailer damaged" \
+	"$VV" verify cut
+expect_error 1 "'cut' is a sealed image that lost its trailer \\(cut short or damaged\\): restore it whole" \
+	"$VV" format cut
+expect_error 1 "'cut' has damaged vublk metadata \(no trailer at its end" \
+	"$VV" format --force cut
+cmp cut cut.before || fail "a refused format changed the cut image"
+"$VV" format --force --data-size=$SIZE cut >/dev/null ||
+	fail "format --force --data-size=$SIZE of a cut image failed"
+check_image cut orig
+# A descriptor elsewhere than after its own tree is only data.
+fsverity digest orig --out-descriptor=orig.desc >/dev/null
+{ head -c 1048576 orig; cat orig.desc; } >notcut
+expect_error 1 "'notcut' is not a vublk image: trailer magic not found" \
+	"$VV" verify notcut
+
 echo "format/verify: images agree with fsverity digest"

@@ -62,9 +62,10 @@ static bool parse_format_option(int c, const char *arg, void *ctx)
 }
 
 /*
- * The data size of an image that already ends with a vublk trailer: only
- * with --force, and then the recorded one unless --data-size overrides
- * it.  A larger --data-size would turn old metadata into "data".
+ * The data size of an image that already ends with a vublk trailer, or
+ * with what a cut left of its metadata: only with --force, and then the
+ * recorded one unless --data-size overrides it.  A larger --data-size
+ * would turn old metadata into "data".
  */
 static bool data_size_of_formatted(const struct format_options *o,
 				   const struct vv_file *img,
@@ -72,14 +73,19 @@ static bool data_size_of_formatted(const struct format_options *o,
 {
 	struct f2fslayout_image old;
 	uint64_t recorded;
-	int err;
+	int err = f2fslayout_read(img->fd, &old);
 
 	if (!o->force) {
-		vv_error("'%s' already has vublk metadata: use --force to replace it",
-			 img->name);
+		if (err == F2FSLAYOUT_E_TRAILER_MISSING)
+			vv_error("'%s' is a sealed image that lost its trailer (cut short or damaged): restore it whole (format would seal its old tree as data), or give --force and --data-size to seal its data again",
+				 img->name);
+		else
+			vv_error("'%s' already has vublk metadata: use --force to replace it",
+				 img->name);
+		if (!err)
+			f2fslayout_image_release(&old);
 		return false;
 	}
-	err = f2fslayout_read(img->fd, &old);
 	if (err) {
 		if (o->data_size_set) {
 			*data_size = o->data_size;
