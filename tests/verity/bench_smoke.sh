@@ -57,4 +57,7 @@ err=$("$bench" verity nbd+unix:///?socket=/nowhere 2>&1 >/dev/null)
 mkfifo "$dir/fifo"
 err=$(timeout 10 "$bench" verity "$dir/fifo" 2>&1 >/dev/null)
 [[ $err == *"not a regular file or block device"* ]] || fail "verity FIFO: $err"
+# A refused image: its one line on stderr, nothing on stdout.
+out=$(timeout 10 "$bench" verity "$dir/fifo" 2>/dev/null)
+[ -z "$out" ] || fail "verity FIFO: printed on stdout: $out"
 echo "OK"

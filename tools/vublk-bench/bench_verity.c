@@ -175,13 +175,10 @@ static int bench_report(struct bench_run *r, const struct bench_run *plain)
 	return a->plot ? bench_plot(r, &read, reads_per_gib) : 0;
 }
 
-/* Open bt's run on a's workload and read it with the page cache warm
- * (unless --direct); 0, or 1 after one line (r is then closed). */
-static int bench_verity_run(struct bench_run *r, const struct bench_args *a,
-			    const struct bench_target *bt)
+/* Read an open run's workload with the page cache warm (unless
+ * --direct); 0, or 1 after one line (r is then closed). */
+static int bench_verity_read(struct bench_run *r, const struct bench_args *a)
 {
-	if (bench_run_open(r, a, bt))
-		return 1;
 	if (!a->direct)
 		bench_warm_page_cache(a->image);
 	if (!bench_run_loop(r))
@@ -233,14 +230,19 @@ int bench_verity(const struct bench_args *a)
 	bench_verity_opts_fill(&vopts, a, a->readahead);
 	if (!a->direct)
 		bench_drop_page_cache(a->image);
+	/* The header once the image is known to be one: a refused image
+	 * gets its one line and nothing on stdout. */
+	if (bench_run_open(&r, a, &verified))
+		return 1;
 	printf("vublk-bench verity %s: %s, %u-byte requests, depth %u, %s\n",
 	       a->image, a->pattern == BENCH_SEQ ? "seq" : "rand",
 	       a->io_size, a->depth, a->direct ? "O_DIRECT" : "page cache");
-	if (bench_verity_run(&r, a, &verified))
+	if (bench_verity_read(&r, a))
 		return 1;
 	/* The verity device's bytes, for both runs. */
 	plain.size = r.tgt.dev_size;
-	if (!bench_verity_run(&unverified, a, &plain)) {
+	if (!bench_run_open(&unverified, a, &plain) &&
+	    !bench_verity_read(&unverified, a)) {
 		status = bench_report(&r, &unverified);
 		bench_run_close(&unverified);
 	}
