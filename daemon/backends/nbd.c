@@ -59,7 +59,9 @@ static int nbd_check_port(const char *uri)
 	char *stop;
 	unsigned long port;
 
-	if (!host || strstr(uri, "+unix://") || strstr(uri, "+vsock://"))
+	/* Only the scheme says the transport: a query may hold "+unix". */
+	if (!host || memmem(uri, host - uri, "+unix", 5) ||
+	    memmem(uri, host - uri, "+vsock", 6))
 		return 0;
 	host += 3;
 	end = host + strcspn(host, "/?#");

@@ -24,7 +24,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argv[1];
+	const char *cmd;
 
 	/* A detached server's `vublk add` may be gone: no SIGPIPE death. */
 	signal(SIGPIPE, SIG_IGN);
@@ -34,6 +34,7 @@ int main(int argc, char **argv)
 		vublk_usage(stderr);
 		return 1;
 	}
+	cmd = argv[1];
 	for (size_t i = 0; i < sizeof(vublk_commands) / sizeof(vublk_commands[0]);
 	     i++)
 		if (!strcmp(cmd, vublk_commands[i].name))

@@ -70,7 +70,7 @@ static void ublk_ctrl_node_name(dev_t dev, char *name, size_t len)
 
 /*
  * Another node given as the control device (VUBLK_CONTROL_DEV=/dev/null,
- * a directory, a file) would take some commands as done and fail others
+ * a regular file) would take some commands as done and fail others
  * strangely, and `vublk list` would print an empty table: refuse anything
  * but a character device that the kernel calls ublk-control, where sysfs
  * can tell.

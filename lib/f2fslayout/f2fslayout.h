@@ -229,7 +229,10 @@ int f2fslayout_check_descriptor(const struct f2fslayout_layout *l,
 /*
  * Read and fully validate the metadata of the image open on fd (a regular
  * file or a block device).  On success img->desc is malloc'd; release it
- * with f2fslayout_image_release().
+ * with f2fslayout_image_release().  On F2FSLAYOUT_E_TRAILER_MISSING (a
+ * sealed image that lost its trailer), img->layout.desc_pos and
+ * .data_size say where the descriptor left is and the data size it
+ * gives; nothing is allocated.
  */
 int f2fslayout_read(int fd, struct f2fslayout_image *img);
 void f2fslayout_image_release(struct f2fslayout_image *img);
@@ -248,10 +251,10 @@ int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
 /*
  * Does the image end with a vublk trailer magic, or is it a sealed image
  * that lost its trailer (cut short, or the magic damaged) but still has
- * its descriptor where the layout puts it?
- * Returns 1 if so (valid or damaged: either way the end of the file is not
- * plain data, and f2fslayout_read() says which), 0 if not (or the file is
- * smaller than a trailer), or -errno.
+ * its descriptor where the layout puts it?  Returns 1 if so (valid or
+ * damaged: either way the end of the file is not plain data, and
+ * f2fslayout_read() says which), 0 if not (or the file is smaller than a
+ * trailer), or a negative error (-errno, F2FSLAYOUT_E_TRUNCATED).
  */
 int f2fslayout_probe(int fd);
 

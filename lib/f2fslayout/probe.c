@@ -3,10 +3,11 @@
  * probe.c - does an image already end with vublk verity metadata, or
  * with what is left of it?
  *
- * Only the magic counts: a damaged trailer still means the end of the
+ * The magic is enough: a damaged trailer still means the end of the
  * file is metadata, not data, and formatting over it would hash the old
- * tree as if it were data.  The same goes for an image that lost its
- * trailer (cut short) but kept its descriptor.
+ * tree as if it were data.  Without the magic, a descriptor right after
+ * the tree its own data size calls for means the same: an image that
+ * lost its trailer (cut short, or the magic damaged).
  */
 
 #include <string.h>
@@ -43,7 +44,7 @@ static bool descriptor_fits_at(const uint8_t buf[MERKLE_DESCRIPTOR_SIZE],
 	struct merkle_geometry g;
 	struct merkle_params p;
 	uint8_t root[MERKLE_MAX_DIGEST_SIZE];
-	uint64_t tree_pos;
+	uint64_t tree_pos, tree_end;
 	uint32_t sig_size;
 
 	memcpy(&d, buf, sizeof(d));
@@ -51,7 +52,8 @@ static bool descriptor_fits_at(const uint8_t buf[MERKLE_DESCRIPTOR_SIZE],
 	if (merkle_descriptor_parse(&d, sizeof(d), &p, root, &sig_size) ||
 	    merkle_geometry_init(&g, &p) ||
 	    f2fslayout_metadata_pos(p.data_size, &tree_pos) ||
-	    tree_pos + g.tree_size != pos)
+	    __builtin_add_overflow(tree_pos, g.tree_size, &tree_end) ||
+	    tree_end != pos)
 		return false;
 	*data_size = p.data_size;
 	return true;

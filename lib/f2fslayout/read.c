@@ -16,15 +16,15 @@
 
 /* No trailer: not sealed, or sealed and the trailer lost (probe.c). */
 static int read_no_trailer(f2fslayout_read_fn read_fn, void *ctx,
-			   uint64_t image_size)
+			   uint64_t image_size, struct f2fslayout_image *img)
 {
-	uint64_t desc_pos, data_size;
-	int cut = f2fslayout_find_lone_descriptor(read_fn, ctx, image_size, &desc_pos,
-					   &data_size);
+	int lost = f2fslayout_find_lone_descriptor(read_fn, ctx, image_size,
+						   &img->layout.desc_pos,
+						   &img->layout.data_size);
 
-	if (cut < 0)
-		return cut;
-	return cut ? F2FSLAYOUT_E_TRAILER_MISSING : F2FSLAYOUT_E_NO_TRAILER;
+	if (lost < 0)
+		return lost;
+	return lost ? F2FSLAYOUT_E_TRAILER_MISSING : F2FSLAYOUT_E_NO_TRAILER;
 }
 
 int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
@@ -43,7 +43,7 @@ int f2fslayout_read_from(f2fslayout_read_fn read_fn, void *ctx,
 	if (!err)
 		err = f2fslayout_trailer_validate(trailer, image_size, &l);
 	if (err == F2FSLAYOUT_E_NO_TRAILER)
-		return read_no_trailer(read_fn, ctx, image_size);
+		return read_no_trailer(read_fn, ctx, image_size, img);
 	if (err)
 		return err;
 

@@ -396,6 +396,51 @@ static void test_probe_damaged(void)
 	CHECK(close(fd) == 0);
 }
 
+/* An image cut to size bytes: read says the trailer is missing and where
+ * the descriptor left is, and probe counts it as sealed. */
+static void check_lost_trailer(int fd, const struct f2fslayout_layout *l)
+{
+	struct f2fslayout_image img;
+
+	CHECK_ERR(f2fslayout_read(fd, &img), F2FSLAYOUT_E_TRAILER_MISSING);
+	CHECK_U64(img.layout.data_size, l->data_size);
+	CHECK_U64(img.layout.desc_pos, l->desc_pos);
+	CHECK_U64(f2fslayout_probe(fd), 1);
+}
+
+/*
+ * A sealed image that lost its trailer but kept its descriptor, told
+ * apart from one that never had metadata: the magic damaged, cut by one
+ * byte, cut down to the descriptor's 256 bytes; a signed descriptor at
+ * the 16 KiB limit starts farthest from the end.  One byte less of the
+ * descriptor and the image is plain data.
+ */
+static void test_lost_trailer(void)
+{
+	const struct image_spec *const cases[] = { &specs[3], &specs[4],
+						   &specs[6], &specs[7] };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct f2fslayout_layout l;
+		uint8_t *desc, magic;
+		int fd = good_image(cases[i], &l, &desc);
+
+		CHECK(pread(fd, &magic, 1, (off_t)l.trailer_pos) == 1);
+		magic ^= 0x20;
+		CHECK(pwrite(fd, &magic, 1, (off_t)l.trailer_pos) == 1);
+		check_lost_trailer(fd, &l);
+		CHECK(ftruncate(fd, (off_t)(l.image_size - 1)) == 0);
+		check_lost_trailer(fd, &l);
+		CHECK(ftruncate(fd, (off_t)(l.desc_pos + 256)) == 0);
+		check_lost_trailer(fd, &l);
+		CHECK(ftruncate(fd, (off_t)(l.desc_pos + 255)) == 0);
+		CHECK_ERR(read_err(fd), F2FSLAYOUT_E_NO_TRAILER);
+		CHECK_U64(f2fslayout_probe(fd), 0);
+		free(desc);
+		CHECK(close(fd) == 0);
+	}
+}
+
 static void test_tree_io(void)
 {
 	struct f2fslayout_layout l;
@@ -523,6 +568,7 @@ int main(void)
 	test_damaged_descriptor();
 	test_truncated_image();
 	test_probe_damaged();
+	test_lost_trailer();
 	test_tree_io();
 	test_wrong_file_types();
 	test_write_refuses_bad_metadata();

@@ -35,6 +35,7 @@ refused "nbd nbd\+unix:///\?socket=$T/none.sock: cannot connect: .*No such file 
 refused "nbd nbd://localhost:99999/x: port '99999' is not a port number \(1 to 65535\)" \
 	-t loop -f "nbd://localhost:99999/x"
 refused "port '0' is not a port number" -t loop -f "nbd://user@localhost:0/x"
+refused "port '99999' is not a port number" -t loop -f "nbd://h:99999/x?tls=+unix://"
 refused "give the socket as an absolute path" \
 	-t loop -f "nbd+unix:///?socket=relative.sock"
 refused "the export is read-only \(add --read-only\)" \

@@ -63,7 +63,7 @@ static bool parse_format_option(int c, const char *arg, void *ctx)
 
 /*
  * The data size of an image that already ends with a vublk trailer, or
- * with what a cut left of its metadata: only with --force, and then the
+ * that lost it but kept its descriptor: only with --force, and then the
  * recorded one unless --data-size overrides it.  A larger --data-size
  * would turn old metadata into "data".
  */
@@ -72,21 +72,29 @@ static bool data_size_of_formatted(const struct format_options *o,
 				   uint64_t *data_size)
 {
 	struct f2fslayout_image old;
-	uint64_t recorded;
 	int err = f2fslayout_read(img->fd, &old);
+	enum f2fslayout_error_kind kind = f2fslayout_error_kind(err);
+	/* With its trailer lost, the descriptor says where the data ends. */
+	bool lost = err == F2FSLAYOUT_E_TRAILER_MISSING;
+	uint64_t recorded = !err || lost ? old.layout.data_size : 0;
 
+	if (!err)
+		f2fslayout_image_release(&old);
+	if (kind == F2FSLAYOUT_ERR_IO || kind == F2FSLAYOUT_ERR_NOMEM) {
+		vv_error("can't read '%s': %s", img->name,
+			 f2fslayout_strerror(err));
+		return false;
+	}
 	if (!o->force) {
-		if (err == F2FSLAYOUT_E_TRAILER_MISSING)
-			vv_error("'%s' is a sealed image that lost its trailer (cut short or damaged): restore it whole (format would seal its old tree as data), or give --force and --data-size to seal its data again",
-				 img->name);
+		if (lost)
+			vv_error("'%s' is a sealed image that lost its trailer (cut short or damaged): restore it whole, or give --force to seal its %llu bytes of data again (as it is, its old tree would be sealed as data)",
+				 img->name, (unsigned long long)recorded);
 		else
 			vv_error("'%s' already has vublk metadata: use --force to replace it",
 				 img->name);
-		if (!err)
-			f2fslayout_image_release(&old);
 		return false;
 	}
-	if (err) {
+	if (err && !lost) {
 		if (o->data_size_set) {
 			*data_size = o->data_size;
 			return true;
@@ -95,8 +103,6 @@ static bool data_size_of_formatted(const struct format_options *o,
 			 img->name, f2fslayout_strerror(err));
 		return false;
 	}
-	recorded = old.layout.data_size;
-	f2fslayout_image_release(&old);
 	*data_size = o->data_size_set ? o->data_size : recorded;
 	if (*data_size > recorded) {
 		vv_error("--data-size %llu is larger than the data size %llu recorded in '%s': the bytes after it are metadata, not data",
@@ -119,10 +125,14 @@ static bool choose_data_size(const struct format_options *o,
 			 f2fslayout_strerror(probe));
 		return false;
 	}
-	if (probe == 1)
-		return data_size_of_formatted(o, img, data_size);
-	/* Must be taken now: the metadata will be appended after it. */
-	*data_size = o->data_size_set ? o->data_size : image_size;
+	if (probe == 1) {
+		if (!data_size_of_formatted(o, img, data_size))
+			return false;
+	} else {
+		/* Must be taken now: the metadata will be appended after
+		 * it. */
+		*data_size = o->data_size_set ? o->data_size : image_size;
+	}
 	if (*data_size > image_size) {
 		vv_error("--data-size %llu is larger than '%s' (%llu bytes): give at most the file size",
 			 (unsigned long long)*data_size, img->name,
