@@ -50,6 +50,7 @@ static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
 	if (fb->fd >= 0)
 		return 0;
 	err = -fb->fd;
+	fb->fd = -1;
 	if (!ro && (err == EROFS || err == EACCES))
 		vublk_error("cannot open backing file %s for writing: %s (use --read-only)",
 			    be->path, strerror(err));
@@ -68,11 +69,13 @@ static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
 static int file_size(struct vublk_backend *be, int fd)
 {
 	struct stat st;
+	int err;
 
 	if (fstat(fd, &st) < 0) {
+		err = errno;	/* vublk_error() may change errno */
 		vublk_error("cannot stat backing file %s: %s", be->path,
-			    strerror(errno));
-		return -errno;
+			    strerror(err));
+		return -err;
 	}
 	if (S_ISREG(st.st_mode)) {
 		be->size = st.st_size;
