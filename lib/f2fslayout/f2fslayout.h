@@ -57,6 +57,8 @@
 enum f2fslayout_error {
 	F2FSLAYOUT_E_IMAGE_TOO_SMALL = -2000, /* smaller than a trailer */
 	F2FSLAYOUT_E_NO_TRAILER,	/* magic not at the end of the image */
+	F2FSLAYOUT_E_TRAILER_MISSING,	/* no trailer, but a descriptor where
+					 * a sealed image keeps it */
 	F2FSLAYOUT_E_TRAILER_VERSION,	/* trailer version is not 1 */
 	F2FSLAYOUT_E_TRAILER_SIZE,	/* trailer size field is not 64 */
 	F2FSLAYOUT_E_TRAILER_CHECKSUM,	/* trailer checksum mismatch */
@@ -103,9 +105,6 @@ enum f2fslayout_error {
 	F2FSLAYOUT_E_F2FS_VERITY_LOCATION, /* descriptor location invalid */
 	F2FSLAYOUT_E_F2FS_VERITY_DATA_SIZE, /* descriptor data size != i_size */
 	F2FSLAYOUT_E_F2FS_VERITY_TREE,	/* tree runs into the descriptor */
-	/* A vublk image again: */
-	F2FSLAYOUT_E_TRAILER_MISSING,	/* no trailer, but a descriptor where
-					 * a sealed image keeps it */
 	F2FSLAYOUT_E_F2FS_RANGE,	/* file read outside the mapped blocks */
 };
 

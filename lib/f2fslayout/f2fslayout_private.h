@@ -94,8 +94,8 @@ int f2fslayout_image_size(int fd, uint64_t *size);
  * error of read_fn.
  */
 int f2fslayout_find_lone_descriptor(f2fslayout_read_fn read_fn, void *ctx,
-			     uint64_t image_size, uint64_t *desc_pos,
-			     uint64_t *data_size);
+				    uint64_t image_size, uint64_t *desc_pos,
+				    uint64_t *data_size);
 
 /*
  * Read the last F2FSLAYOUT_TRAILER_SIZE bytes of the image and its size;

@@ -27,8 +27,9 @@ int f2fslayout_probe(int fd)
 	if (!memcmp(trailer + TRAILER_OFF_MAGIC, F2FSLAYOUT_MAGIC,
 		    TRAILER_MAGIC_SIZE))
 		return 1;
-	return f2fslayout_find_lone_descriptor(f2fslayout_read_fd, &fd, image_size,
-					&desc_pos, &data_size);
+	return f2fslayout_find_lone_descriptor(f2fslayout_read_fd, &fd,
+					       image_size, &desc_pos,
+					       &data_size);
 }
 
 /*
@@ -70,8 +71,8 @@ static bool descriptor_fits_at(const uint8_t buf[MERKLE_DESCRIPTOR_SIZE],
 #define LONE_DESC_STEP 1024
 
 int f2fslayout_find_lone_descriptor(f2fslayout_read_fn read_fn, void *ctx,
-			     uint64_t image_size, uint64_t *desc_pos,
-			     uint64_t *data_size)
+				    uint64_t image_size, uint64_t *desc_pos,
+				    uint64_t *data_size)
 {
 	uint8_t buf[MERKLE_DESCRIPTOR_SIZE];
 	uint64_t pos, lowest;

@@ -13,6 +13,8 @@ static const char *const messages[] = {
 		"image too small to hold a vublk trailer (64 bytes): it has no vublk verity metadata (run vublk-verity format)",
 	[F2FSLAYOUT_E_NO_TRAILER - FIRST_ERROR] =
 		"trailer magic not found: image has no vublk verity metadata (run vublk-verity format)",
+	[F2FSLAYOUT_E_TRAILER_MISSING - FIRST_ERROR] =
+		"no trailer at its end, but an fs-verity descriptor where a sealed image keeps it: the image was cut short or its trailer damaged (restore it whole; vublk-verity format would seal its old tree as data)",
 	[F2FSLAYOUT_E_TRAILER_VERSION - FIRST_ERROR] =
 		"trailer version unsupported (only version 1 is known): image written by a newer vublk, or damaged",
 	[F2FSLAYOUT_E_TRAILER_SIZE - FIRST_ERROR] =
@@ -105,8 +107,6 @@ static const char *const messages[] = {
 		"fs-verity descriptor data size differs from the file size (i_size): file or descriptor damaged",
 	[F2FSLAYOUT_E_F2FS_VERITY_TREE - FIRST_ERROR] =
 		"Merkle tree does not fit between round_up(i_size, 64 KiB) and the descriptor: verity xattr or descriptor damaged",
-	[F2FSLAYOUT_E_TRAILER_MISSING - FIRST_ERROR] =
-		"no trailer at its end, but an fs-verity descriptor where a sealed image keeps it: the image was cut short or its trailer damaged (restore it whole; vublk-verity format would seal its old tree as data)",
 };
 
 /* Whether err is one of the F2FSLAYOUT_E_* codes. */
