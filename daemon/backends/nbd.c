@@ -37,13 +37,39 @@ static unsigned nbd_log2(uint64_t v)
 	return 63 - (unsigned)__builtin_clzll(v);
 }
 
+/* Whether the URI's scheme (before "://") holds transport ("+unix",
+ * "+vsock"): only the scheme says the transport, a query may hold the
+ * same text. */
+static bool nbd_scheme_has(const char *uri, const char *transport)
+{
+	const char *sep = strstr(uri, "://");
+
+	return sep && memmem(uri, sep - uri, transport, strlen(transport));
+}
+
+/* The value of the query parameter name= (nbd+unix:///?socket=PATH), or
+ * NULL: a parameter starts after the '?' or after a '&'. */
+static const char *nbd_query_param(const char *uri, const char *name)
+{
+	const char *p = strchr(uri, '?');
+	size_t len = strlen(name);
+
+	while (p) {
+		p++;
+		if (!strncmp(p, name, len) && p[len] == '=')
+			return p + len + 1;
+		p = strchr(p, '&');
+	}
+	return NULL;
+}
+
 /* The daemon runs from /: a relative socket path would name another
  * file there. */
 static int nbd_check_socket(const char *uri)
 {
-	const char *sock = strstr(uri, "socket=");
+	const char *sock = nbd_query_param(uri, "socket");
 
-	if (!strstr(uri, "+unix://") || !sock || sock[7] == '/')
+	if (!nbd_scheme_has(uri, "+unix") || !sock || sock[0] == '/')
 		return 0;
 	vublk_error("nbd %s: give the socket as an absolute path (socket=/...): the server does not run in this directory",
 		    uri);
@@ -59,9 +85,8 @@ static int nbd_check_port(const char *uri)
 	char *stop;
 	unsigned long port;
 
-	/* Only the scheme says the transport: a query may hold "+unix". */
-	if (!host || memmem(uri, host - uri, "+unix", 5) ||
-	    memmem(uri, host - uri, "+vsock", 6))
+	if (!host || nbd_scheme_has(uri, "+unix") ||
+	    nbd_scheme_has(uri, "+vsock"))
 		return 0;
 	host += 3;
 	end = host + strcspn(host, "/?#");

@@ -38,6 +38,14 @@ refused "port '0' is not a port number" -t loop -f "nbd://user@localhost:0/x"
 refused "port '99999' is not a port number" -t loop -f "nbd://h:99999/x?tls=+unix://"
 refused "give the socket as an absolute path" \
 	-t loop -f "nbd+unix:///?socket=relative.sock"
+refused "give the socket as an absolute path" \
+	-t loop -f "nbd+unix:///x?tls=off&socket=relative.sock"
+# Only the scheme says the transport, and only a parameter named socket
+# is the socket: these are not taken for relative sockets.
+refused "nbd nbd://127.0.0.1:1/x\?q=\+unix://&socket=rel: cannot connect" \
+	-t loop -f "nbd://127.0.0.1:1/x?q=+unix://&socket=rel"
+refused "nbd nbd\+unix:///\?xsocket=rel&socket=$T/none.sock: cannot connect: .*No such file" \
+	-t loop -f "nbd+unix:///?xsocket=rel&socket=$T/none.sock"
 refused "the export is read-only \(add --read-only\)" \
 	-t loop -f "nbd+unix:///?socket=$T/ro.sock"
 refused "--direct bypasses a local page cache" \
