@@ -269,6 +269,17 @@ int f2fslayout_probe(int fd);
 int f2fslayout_prepare(int fd, const struct f2fslayout_layout *l);
 
 /*
+ * Undo f2fslayout_prepare() when the image cannot be finished: cut the
+ * file back to l->data_size, dropping the tree and anything written past
+ * the data, as f2fs_end_enable_verity() truncates a file whose enabling
+ * failed.  The file is then what it was before a first format (a file
+ * formatted again with --force loses its old metadata, as prepare had
+ * already cut it).  Only ftruncate(), so that a signal handler may call
+ * it.  Returns 0 or -errno.
+ */
+int f2fslayout_undo_prepare(int fd, const struct f2fslayout_layout *l);
+
+/*
  * Finish a new image on fd, a regular file whose tree is already written
  * at l->tree_pos: check that the trailer for l and desc (l->desc_size
  * bytes) pass the same validation as f2fslayout_read() (so that nothing

@@ -60,6 +60,11 @@ int f2fslayout_prepare(int fd, const struct f2fslayout_layout *l)
 	return err ? err : set_file_size(fd, l->tree_pos);
 }
 
+int f2fslayout_undo_prepare(int fd, const struct f2fslayout_layout *l)
+{
+	return set_file_size(fd, l->data_size);
+}
+
 /*
  * Build the trailer for l and run it, and the descriptor, through the
  * same checks as f2fslayout_read(): never write metadata that reading

@@ -121,4 +121,42 @@ fsverity digest orig --out-descriptor=orig.desc >/dev/null
 expect_error 1 "'notcut' is not a vublk image: trailer magic not found" \
 	"$VV" verify notcut
 
+# A format that fails or is stopped halfway leaves the data alone, as
+# before it (f2fs truncates a file whose enabling failed): a second
+# format then seals the same data, not the partial tree after it.
+# ulimit -f (1 KiB units) lets prepare reach the tree and stops the tree:
+# first as SIGXFSZ ends the command, then as EFBIG when it is ignored.
+cp orig limited
+tree_pos=$(((SIZE + 65535) / 65536 * 65536))
+rc=0
+(ulimit -f $((tree_pos / 1024 + 1)); exec "$VV" format limited) 2>/dev/null || rc=$?
+[ $rc -gt 128 ] || fail "format past ulimit -f exited $rc, not ended by SIGXFSZ"
+cmp limited orig || fail "a format ended by SIGXFSZ left the image changed"
+rc=0
+(trap '' XFSZ; ulimit -f $((tree_pos / 1024 + 1))
+ exec "$VV" format limited) 2>err.limited || rc=$?
+[ $rc = 1 ] && grep -q "can't build the Merkle tree of 'limited': File too large" err.limited ||
+	fail "format past ulimit -f (EFBIG) exited $rc: $(cat err.limited)"
+cmp limited orig || fail "a format that failed left the image changed"
+"$VV" format limited >/dev/null || fail "format after a failed one failed"
+check_image limited orig
+# kill halfway through a larger image (4 GiB of hole: seconds to write
+# its tree).  SIGTERM: a script's background job ignores SIGINT.
+truncate -s 4G stopped
+"$VV" format stopped >/dev/null &
+pid=$!
+sleep 0.3
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+if [ $rc = 0 ]; then
+	echo "format/verify: format finished before the kill; the rollback was not exercised"
+else
+	[ $rc = 143 ] || fail "format stopped by SIGTERM exited $rc"
+	[ "$(stat -c %s stopped)" = 4294967296 ] ||
+		fail "format stopped by SIGTERM left $(stat -c %s stopped) bytes, not the 4 GiB of data"
+	"$VV" format stopped >/dev/null || fail "format after a stopped one failed"
+fi
+rm -f stopped
+
 echo "format/verify: images agree with fsverity digest"

@@ -14,6 +14,7 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 
 #include "f2fslayout.h"
 #include "vublk_verity.h"
@@ -161,11 +162,71 @@ static bool plan_image(const struct vv_file *img, struct merkle_params *p,
 	return true;
 }
 
-/* The writing half: room for the tree, the tree, then the metadata. */
-static bool write_image(const struct vv_file *img, unsigned threads,
-			const struct merkle_params *p,
-			const struct f2fslayout_layout *l,
-			struct merkle_descriptor *desc)
+/*
+ * A format that fails after f2fslayout_prepare() cuts the image back to
+ * its data (f2fslayout_undo_prepare()), and so does one that a signal
+ * ends (^C, kill, SIGXFSZ past `ulimit -f`): the handler cuts, then the
+ * signal takes its default course.  Otherwise a partial tree would stay
+ * past the data, and a second format would seal it as data.  Signals the
+ * caller ignores stay ignored (nohup); SIGKILL leaves the file as it is.
+ */
+static const int format_end_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+					  SIGXFSZ };
+#define FORMAT_END_SIGNALS \
+	(sizeof(format_end_signals) / sizeof(format_end_signals[0]))
+
+/* What the handler cuts: set before it is installed. */
+static int undo_fd = -1;
+static struct f2fslayout_layout undo_layout;
+
+static void undo_on_signal(int sig)
+{
+	(void)f2fslayout_undo_prepare(undo_fd, &undo_layout);
+	raise(sig);	/* SA_RESETHAND: the default action, once we return */
+}
+
+/* Catch the signals in format_end_signals (old: their actions before). */
+static void undo_on_signals(int fd, const struct f2fslayout_layout *l,
+			    struct sigaction old[FORMAT_END_SIGNALS])
+{
+	struct sigaction sa = { .sa_handler = undo_on_signal,
+				.sa_flags = SA_RESETHAND };
+
+	undo_fd = fd;
+	undo_layout = *l;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < FORMAT_END_SIGNALS; i++) {
+		sigaction(format_end_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(format_end_signals[i], &sa, NULL);
+	}
+}
+
+static void undo_on_signals_end(const struct sigaction old[FORMAT_END_SIGNALS])
+{
+	for (size_t i = 0; i < FORMAT_END_SIGNALS; i++)
+		sigaction(format_end_signals[i], &old[i], NULL);
+}
+
+/* After a failure past prepare: cut the image back to its data. */
+static void undo_format(const struct vv_file *img,
+			const struct f2fslayout_layout *l)
+{
+	int err = f2fslayout_undo_prepare(img->fd, l);
+
+	if (err)
+		vv_error("can't cut '%s' back to its %llu bytes of data: %s (truncate it to that size before formatting it again)",
+			 img->name, (unsigned long long)l->data_size,
+			 f2fslayout_strerror(err));
+}
+
+/* Build the tree into the room prepare made, then write the metadata;
+ * false after saying why. */
+static bool write_tree_and_metadata(const struct vv_file *img,
+				    unsigned threads,
+				    const struct merkle_params *p,
+				    const struct f2fslayout_layout *l,
+				    struct merkle_descriptor *desc)
 {
 	struct f2fslayout_tree_io tree = {
 		.fd = img->fd,
@@ -177,12 +238,6 @@ static bool write_image(const struct vv_file *img, unsigned threads,
 	struct vv_region data;
 	int err;
 
-	err = f2fslayout_prepare(img->fd, l);
-	if (err) {
-		vv_error("can't make room for the Merkle tree in '%s': %s",
-			 img->name, f2fslayout_strerror(err));
-		return false;
-	}
 	vv_region_init(&data, img, 0);
 	vv_tree_writer_init(&writer, f2fslayout_tree_write, &tree);
 	err = merkle_build_tree(p, vv_region_read, &data,
@@ -204,6 +259,33 @@ static bool write_image(const struct vv_file *img, unsigned threads,
 		return false;
 	}
 	return true;
+}
+
+/* The writing half: room for the tree, the tree, then the metadata;
+ * after a failure or a signal, the data alone again. */
+static bool write_image(const struct vv_file *img, unsigned threads,
+			const struct merkle_params *p,
+			const struct f2fslayout_layout *l,
+			struct merkle_descriptor *desc)
+{
+	struct sigaction old[FORMAT_END_SIGNALS];
+	bool ok;
+	int err;
+
+	undo_on_signals(img->fd, l, old);
+	/* A failed prepare changed nothing, or already cut to the data. */
+	err = f2fslayout_prepare(img->fd, l);
+	if (err) {
+		vv_error("can't make room for the Merkle tree in '%s': %s",
+			 img->name, f2fslayout_strerror(err));
+		ok = false;
+	} else {
+		ok = write_tree_and_metadata(img, threads, p, l, desc);
+		if (!ok)
+			undo_format(img, l);
+	}
+	undo_on_signals_end(old);
+	return ok;
 }
 
 static bool format_image(const struct format_options *o, const char *name)
