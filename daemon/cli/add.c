@@ -160,21 +160,38 @@ static const struct option add_core_options[] = {
 };
 #define ADD_NR_CORE_OPTIONS (sizeof(add_core_options) / sizeof(add_core_options[0]))
 
-/* -t is needed before parsing: it decides which options exist. */
+/* The short options of add, for both passes. */
+#define ADD_SHORT_OPTIONS ":t:f:n:q:d:hr"
+
+/*
+ * -t is needed before parsing: it decides which options exist.  So a
+ * first pass of getopt over the core options alone finds it in any form
+ * getopt takes (-t T, -tT, -rt T, --type=T, --ty T); the target's options
+ * are skipped as unknown, and the leading '-' makes getopt return the
+ * other arguments in place instead of moving them (moved, a target
+ * option's separate value would no longer follow it in the second pass).
+ * Given twice, -t must name the same type.  Returns the type, NULL if
+ * none, or "" after saying why it is refused.
+ */
 static const char *add_find_type(int argc, char **argv)
 {
-	int i;
+	const char *type = NULL;
+	int c;
 
-	for (i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--type")) &&
-		    i + 1 < argc)
-			return argv[i + 1];
-		if (!strncmp(argv[i], "--type=", 7))
-			return argv[i] + 7;
-		if (!strncmp(argv[i], "-t", 2) && argv[i][2])
-			return argv[i] + 2;
+	opterr = 0;
+	optind = 0;	/* glibc: start afresh, reading the '-' */
+	while ((c = getopt_long(argc, argv, "-" ADD_SHORT_OPTIONS,
+				add_core_options, NULL)) != -1) {
+		if (c != 't')
+			continue;
+		if (type && strcmp(type, optarg)) {
+			vublk_error("add: -t given twice ('%s', then '%s'): give one target type",
+				    type, optarg);
+			return "";
+		}
+		type = optarg;
 	}
-	return NULL;
+	return type;
 }
 
 static unsigned online_cpus(void)
@@ -319,8 +336,8 @@ static int add_getopt(struct add_args *a, int argc, char **argv,
 	char why[160];
 
 	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:f:n:q:d:hr", opts,
+	optind = 0;	/* glibc: start afresh, after add_find_type() */
+	while ((c = getopt_long(argc, argv, ADD_SHORT_OPTIONS, opts,
 				&longindex)) != -1) {
 		if (c == 'h')
 			return 1;	/* help wanted */
@@ -360,6 +377,8 @@ static int add_parse(struct add_args *a, int argc, char **argv)
 	struct option *opts;
 	int ret;
 
+	if (type && !type[0])
+		return -EINVAL;
 	if (!type) {
 		if (add_wants_help(argc, argv)) {
 			vublk_usage(stdout);

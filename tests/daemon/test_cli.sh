@@ -47,6 +47,14 @@ expect_error "backing file $T/small.img is too small: 100 bytes, less than one 4
 	add -t loop -f "$T/disk.img" --block-size 4096 -q 1 -d 1 -n 3 --read-only --direct -f "$T/small.img"
 expect_error "unknown target type 'nope'" add -t nope -f "$T/disk.img"
 expect_error "no target type given" add -f "$T/disk.img"
+# -t in every form getopt takes, found before the target's options exist;
+# twice only with the same type.
+expect_error "add: -t given twice ('loop', then 'verity'): give one target type" \
+	add -t loop -f "$T/disk.img" -t verity
+expect_error "vublk: $ctl" add -rt loop -f "$T/disk.img"
+expect_error "vublk: $ctl" add --typ=loop -f "$T/disk.img"
+expect_error "vublk: $ctl" add -tloop -t loop -f "$T/disk.img"
+expect_error "bad --digest value 'x'" add -t verity --digest x -f "$T/disk.img"
 expect_error "no backing file given" add -t loop
 expect_error "no backing file given (-f is empty)" add -t loop -f ""
 # Another node as the control device: refused, not taken as an empty list
