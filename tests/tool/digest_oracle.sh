@@ -70,4 +70,10 @@ fsverity digest --block-size=1024 f20971520 >fs.j
 cmp fs.j vv.j1 || fail "-j 1 disagrees with fsverity"
 cmp fs.j vv.j2 || fail "-j 2 disagrees with fsverity"
 
+# The descriptor into a pipe, as fsverity digest writes to /dev/stdout:
+# its 256 bytes, then the digest line.
+"$VV" digest f4097 --out-descriptor=/dev/stdout | head -c 256 >vv.piped
+fsverity digest f4097 --out-descriptor=fs.desc >/dev/null
+cmp fs.desc vv.piped || fail "--out-descriptor=/dev/stdout into a pipe"
+
 echo "digest oracle: $((cases + 3)) parameter sets identical to fsverity digest"

@@ -66,6 +66,10 @@ sign_case() {
 	"$VV" sign img --key=<(cat "$KEY") --cert=<(cat "$CERT") \
 		--out=img3.sig >/dev/null
 	cmp img3.sig fsverity.sig || fail "sign $size $*: key and cert from pipes"
+	# The signature into a pipe, as fsverity sign writes to /dev/stdout.
+	"$VV" sign img --key="$KEY" --cert="$CERT" --out=/dev/stdout |
+		head -c "$(stat -c %s fsverity.sig)" | cmp - fsverity.sig ||
+		fail "sign $size $*: --out=/dev/stdout into a pipe"
 
 	desc_pos=$("$VV" dump --json img >"$WORK/dump.json" &&
 		   json_fields "$WORK/dump.json" location.desc_pos)

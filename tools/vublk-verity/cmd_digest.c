@@ -99,24 +99,6 @@ static bool build_tree(const struct digest_options *o, struct vv_file *in,
 	return vv_close(&out);
 }
 
-static bool write_descriptor(const char *name,
-			     const struct merkle_descriptor *desc)
-{
-	struct vv_file out;
-	int err;
-
-	if (!vv_open(&out, name, O_WRONLY | O_CREAT | O_TRUNC, 0644))
-		return false;
-	err = vv_pwrite_full(out.fd, desc, sizeof(*desc), 0);
-	if (err) {
-		vv_error("error writing the descriptor to '%s': %s", name,
-			 vv_io_error_text(err));
-		vv_close(&out);
-		return false;
-	}
-	return vv_close(&out);
-}
-
 /* fsverity-utils' output: "ALG:HEX FILE", "HEX" (--compact), or the
  * formatted digest that built-in signatures sign (--for-builtin-sig). */
 static void print_file_digest(const struct digest_options *o,
@@ -174,7 +156,8 @@ static bool digest_one_file(const struct digest_options *o, const char *name)
 		return false;
 	}
 	if (o->out_descriptor_name &&
-	    !write_descriptor(o->out_descriptor_name, &desc))
+	    !vv_write_new_file(o->out_descriptor_name, "descriptor", &desc,
+			       sizeof(desc)))
 		return false;
 	print_file_digest(o, p.hash_alg, digest, name);
 	return true;

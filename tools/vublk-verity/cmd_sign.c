@@ -90,23 +90,6 @@ static void report_sign_error(const struct sign_options *o, int err,
 	}
 }
 
-static bool write_signature(const char *name, const uint8_t *sig, size_t len)
-{
-	struct vv_file out;
-	int err;
-
-	if (!vv_open(&out, name, O_WRONLY | O_CREAT | O_TRUNC, 0644))
-		return false;
-	err = vv_pwrite_full(out.fd, sig, len, 0);
-	if (err) {
-		vv_error("error writing the signature to '%s': %s", name,
-			 vv_io_error_text(err));
-		vv_close(&out);
-		return false;
-	}
-	return vv_close(&out);
-}
-
 /* Store sig in the image open on fd, after its descriptor. */
 static bool embed_signature(const char *name, int fd,
 			    const struct f2fslayout_image *img,
@@ -145,7 +128,7 @@ static bool sign_digest(const struct sign_options *o, const char *name,
 		report_sign_error(o, err, cert);
 		return false;
 	}
-	ok = (!o->out || write_signature(o->out, sig, len)) &&
+	ok = (!o->out || vv_write_new_file(o->out, "signature", sig, len)) &&
 	     (!o->embed || embed_signature(name, fd, img, sig, len));
 	free(sig);
 	if (ok)

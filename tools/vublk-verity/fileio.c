@@ -176,6 +176,41 @@ int vv_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* write(2) of all len bytes; 0 or -errno. */
+static int write_full(int fd, const void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf = (const char *)buf + n;
+		len -= n;
+	}
+	return 0;
+}
+
+bool vv_write_new_file(const char *name, const char *what, const void *buf,
+		       size_t len)
+{
+	struct vv_file out;
+	int err;
+
+	if (!vv_open(&out, name, O_WRONLY | O_CREAT | O_TRUNC, 0644))
+		return false;
+	err = write_full(out.fd, buf, len);
+	if (err) {
+		vv_error("error writing the %s to '%s': %s", what, name,
+			 strerror(-err));
+		vv_close(&out);
+		return false;
+	}
+	return vv_close(&out);
+}
+
 void vv_region_init(struct vv_region *r, const struct vv_file *f,
 		    uint64_t base)
 {

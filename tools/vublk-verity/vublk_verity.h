@@ -244,6 +244,11 @@ bool vv_output_not_input(const char *opt, const char *out, const char *what,
 /* Exactly len bytes at off; 0, -errno, or -ENODATA at end of file. */
 int vv_pread_full(int fd, void *buf, size_t len, uint64_t off);
 int vv_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+/* Create or replace the file name with the len bytes of buf, written in
+ * order (so that name may be a pipe or /dev/stdout, as fsverity-utils'
+ * outputs may); false after "error writing the <what> to 'name'". */
+bool vv_write_new_file(const char *name, const char *what, const void *buf,
+		       size_t len);
 /* strerror() of those -errno values, with a clearer text for -ENODATA. */
 const char *vv_io_error_text(int err);
 
