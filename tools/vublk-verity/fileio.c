@@ -159,10 +159,13 @@ int vv_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-int vv_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+/* All len bytes at off, or in order where the file is (off < 0: a pipe
+ * takes that only); 0 or -errno. */
+static int write_all(int fd, const void *buf, size_t len, int64_t off)
 {
 	while (len) {
-		ssize_t n = pwrite(fd, buf, len, off);
+		ssize_t n = off < 0 ? write(fd, buf, len) :
+				      pwrite(fd, buf, len, off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -171,26 +174,15 @@ int vv_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 		}
 		buf = (const char *)buf + n;
 		len -= n;
-		off += n;
+		if (off >= 0)
+			off += n;
 	}
 	return 0;
 }
 
-/* write(2) of all len bytes; 0 or -errno. */
-static int write_full(int fd, const void *buf, size_t len)
+int vv_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf = (const char *)buf + n;
-		len -= n;
-	}
-	return 0;
+	return off > INT64_MAX ? -EFBIG : write_all(fd, buf, len, (int64_t)off);
 }
 
 bool vv_write_new_file(const char *name, const char *what, const void *buf,
@@ -201,7 +193,7 @@ bool vv_write_new_file(const char *name, const char *what, const void *buf,
 
 	if (!vv_open(&out, name, O_WRONLY | O_CREAT | O_TRUNC, 0644))
 		return false;
-	err = write_full(out.fd, buf, len);
+	err = write_all(out.fd, buf, len, -1);
 	if (err) {
 		vv_error("error writing the %s to '%s': %s", what, name,
 			 strerror(-err));
