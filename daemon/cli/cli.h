@@ -75,7 +75,9 @@ int vublk_known_ids(unsigned **ids);
  * options.c: parse a subcommand's options with getopt_long (shortopts
  * starting with ':'); one(ctx, opt, optarg) takes each, returning 0 or
  * -EINVAL after its own line.  An unknown option, a missing value or an
- * argument left over gets one line "CMD: ... (USAGE)".  0 or -EINVAL.
+ * argument left over gets one line "CMD: ... (USAGE)".  -h or --help
+ * anywhere prints USAGE on stdout instead, and returns 1 (the command then
+ * exits 0).  0, 1 or -EINVAL.
  */
 int vublk_cli_options(const char *cmd, const char *usage, int argc,
 		      char **argv, const char *shortopts,

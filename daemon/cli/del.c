@@ -257,9 +257,10 @@ int vublk_cmd_del(int argc, char **argv)
 	int n, i, failed = 0;
 	struct ublk_ctrl ctrl;
 
-	if (vublk_cli_options("del", DEL_USAGE, argc, argv, ":n:a", opts,
-			      del_option, &a) < 0)
-		return 1;
+	n = vublk_cli_options("del", DEL_USAGE, argc, argv, ":n:a", opts,
+			      del_option, &a);
+	if (n)
+		return n < 0;
 	if (a.all == a.have_id) {
 		vublk_error("del: give exactly one of -n ID and -a (" DEL_USAGE ")");
 		return 1;

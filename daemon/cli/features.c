@@ -83,11 +83,12 @@ int vublk_cmd_features(int argc, char **argv)
 	};
 	struct ublk_ctrl ctrl;
 	bool json = false;
+	int ret;
 
-	if (vublk_cli_options("features", "usage: vublk features [--json]",
-			      argc, argv, ":", opts, features_option,
-			      &json) < 0)
-		return 1;
+	ret = vublk_cli_options("features", "usage: vublk features [--json]",
+				argc, argv, ":", opts, features_option, &json);
+	if (ret)
+		return ret < 0;
 	if (ublk_ctrl_open(&ctrl) < 0)
 		return 1;
 	if (json)

@@ -223,9 +223,10 @@ int vublk_cmd_list(int argc, char **argv)
 	struct ublk_ctrl ctrl;
 	int n, i;
 
-	if (vublk_cli_options("list", "usage: vublk list [-n ID] [--json]",
-			      argc, argv, ":n:j", opts, list_option, &a) < 0)
-		return 1;
+	n = vublk_cli_options("list", "usage: vublk list [-n ID] [--json]",
+			      argc, argv, ":n:j", opts, list_option, &a);
+	if (n)
+		return n < 0;
 	if (vublk_run_dir_check() < 0 || ublk_ctrl_open(&ctrl) < 0)
 		return 1;
 	n = a.have_id ? 1 : vublk_known_ids(&ids);

@@ -22,6 +22,29 @@ static const struct {
 	{ "update-size", vublk_cmd_update_size },
 };
 
+#define VUBLK_NR_COMMANDS (sizeof(vublk_commands) / sizeof(vublk_commands[0]))
+
+/* `vublk help TOPIC`: a target's options, or a command's usage (its own
+ * --help), as `vublk TYPE --help` and `vublk CMD --help` give them. */
+static int vublk_help_topic(const char *topic)
+{
+	char help[] = "--help";
+
+	for (size_t i = 0; i < VUBLK_NR_COMMANDS; i++) {
+		char *argv[] = { (char *)topic, help, NULL };
+
+		if (!strcmp(topic, vublk_commands[i].name))
+			return vublk_commands[i].run(2, argv);
+	}
+	if (vublk_find_target(topic)) {
+		vublk_target_usage(stdout, topic);
+		return 0;
+	}
+	vublk_error("help: no help on '%s': name a command (add, del, list, recover, features, update-size) or a target type (see: vublk help)",
+		    topic);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -35,10 +58,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cmd = argv[1];
-	for (size_t i = 0; i < sizeof(vublk_commands) / sizeof(vublk_commands[0]);
-	     i++)
+	for (size_t i = 0; i < VUBLK_NR_COMMANDS; i++)
 		if (!strcmp(cmd, vublk_commands[i].name))
 			return vublk_commands[i].run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") && argc > 2)
+		return vublk_help_topic(argv[2]);
 	if (!strcmp(cmd, "help") || vublk_is_help_option(cmd)) {
 		vublk_usage(stdout);
 		return 0;

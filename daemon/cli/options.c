@@ -5,6 +5,7 @@
  * getopt refuses, in the same words everywhere.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "cliopt.h"
@@ -18,6 +19,12 @@ int vublk_cli_options(const char *cmd, const char *usage, int argc,
 	int c, before = 1;
 	char why[160];
 
+	for (int i = 1; i < argc; i++) {
+		if (vublk_is_help_option(argv[i])) {
+			printf("%s\n", usage);
+			return 1;
+		}
+	}
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {

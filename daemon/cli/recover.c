@@ -76,9 +76,11 @@ static int recover_parse(struct recover_cmd *rc, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	if (vublk_cli_options("recover", RECOVER_USAGE, argc, argv, ":n:",
-			      opts, recover_option, rc) < 0)
-		return -EINVAL;
+	int ret = vublk_cli_options("recover", RECOVER_USAGE, argc, argv,
+				    ":n:", opts, recover_option, rc);
+
+	if (ret)
+		return ret;	/* -EINVAL, or 1: the usage printed */
 	if (!rc->have_id) {
 		vublk_error("recover: give the device with -n ID (" RECOVER_USAGE ")");
 		return -EINVAL;
@@ -258,7 +260,11 @@ int vublk_cmd_recover(int argc, char **argv)
 {
 	struct recover_cmd rc = { 0 };
 
-	if (recover_parse(&rc, argc, argv) < 0 || vublk_run_dir_check() < 0 ||
+	int ret = recover_parse(&rc, argc, argv);
+
+	if (ret == 1)
+		return 0;
+	if (ret < 0 || vublk_run_dir_check() < 0 ||
 	    (rc.restart && recover_quiesce_server(&rc) < 0) ||
 	    recover_check_kernel(&rc) < 0 || recover_read_state(&rc) < 0 ||
 	    recover_build_argv(&rc) < 0)

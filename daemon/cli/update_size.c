@@ -43,9 +43,11 @@ static int update_size_parse(int argc, char **argv,
 		{ NULL, 0, NULL, 0 },
 	};
 
-	if (vublk_cli_options("update-size", UPDATE_SIZE_USAGE, argc, argv,
-			      ":n:", opts, update_size_option, a) < 0)
-		return -EINVAL;
+	int ret = vublk_cli_options("update-size", UPDATE_SIZE_USAGE, argc,
+				    argv, ":n:", opts, update_size_option, a);
+
+	if (ret)
+		return ret;	/* -EINVAL, or 1: the usage printed */
 	if (!a->have_id) {
 		vublk_error("update-size: give the device with -n ID (" UPDATE_SIZE_USAGE ")");
 		return -EINVAL;
@@ -72,8 +74,10 @@ int vublk_cmd_update_size(int argc, char **argv)
 	uint64_t size;
 	int ret;
 
-	if (update_size_parse(argc, argv, &a) < 0 ||
-	    vublk_run_dir_check() < 0)
+	ret = update_size_parse(argc, argv, &a);
+	if (ret)
+		return ret < 0;
+	if (vublk_run_dir_check() < 0)
 		return 1;
 	id = a.id;
 	snprintf(req, sizeof(req), "resize %" PRIu64, a.size);
