@@ -146,11 +146,11 @@ int nbd_conn_start(const struct nbd_backend *nb, struct nbd_conn **out,
 		return err;
 	}
 	c->in.conn = c->out.conn = c;
-	/* libnbd zeroes every read buffer before the read unless told not
-	 * to, so that a non-compliant server cannot leak old bytes: a cost
-	 * per request for nothing here, since a read that fails is never
-	 * used, and one that succeeds was filled whole. */
-	nbd_set_pread_initialize(c->h, false);
+	/* libnbd zeroes every read buffer before the read (its default,
+	 * pread_initialize, kept): a server that answers a READ with the
+	 * same bytes twice and others never leaves zeroes there, not what
+	 * the tag's buffer held from an earlier request, which may be
+	 * another file's.  A short answer fails (nbd_io.c). */
 	/* nbds:// names its TLS credentials in the URI (tls-certificates=DIR,
 	 * tls-psk-file=FILE), files libnbd opens only when allowed to; the
 	 * URI is the administrator's own (the command line, vublktab), as it

@@ -257,6 +257,27 @@ static int nbd_cmd_done(void *user_data, int *error)
 	return retire;
 }
 
+/*
+ * libnbd's chunk callback of a READ (its lock held): the bytes each
+ * answer covers, data or hole, a simple reply's whole buffer included.
+ * libnbd checks that they add up to the read only in
+ * nbd_aio_command_completed() (lib/aio.c), which retiring commands in
+ * nbd_cmd_done() skips; nbd_bio_finish() checks instead.
+ */
+static int nbd_read_chunk(void *user_data, const void *subbuf, size_t count,
+			  uint64_t offset, unsigned status, int *error)
+{
+	struct vublk_bio *bio = user_data;
+
+	(void)subbuf, (void)offset, (void)error;
+	/* Past the length it stays past it (as libnbd's data_seen): no
+	 * wrap back to it, whatever the server repeats. */
+	if ((status == LIBNBD_READ_DATA || status == LIBNBD_READ_HOLE) &&
+	    bio->read_seen <= bio->req.len)
+		bio->read_seen += count;
+	return 0;
+}
+
 /* FUA on a server that flushes but has no FUA: the write, then a FLUSH
  * (bio->done == len marks the second step). */
 static bool nbd_bio_fua_by_flush(const struct nbd_backend *nb,
@@ -273,6 +294,8 @@ static int64_t nbd_issue_cmd(struct nbd_queue *nq, struct vublk_bio *bio,
 	struct nbd_handle *h = nq->conn->h;
 	nbd_completion_callback cb = { .callback = nbd_cmd_done,
 				       .user_data = bio };
+	nbd_chunk_callback chunk = { .callback = nbd_read_chunk,
+				     .user_data = bio };
 	char *buf = (char *)bio->req.buf + off;
 	uint64_t pos = bio->req.offset + off;
 
@@ -280,7 +303,8 @@ static int64_t nbd_issue_cmd(struct nbd_queue *nq, struct vublk_bio *bio,
 		return nbd_aio_flush(h, cb, 0);
 	switch (bio->req.op) {
 	case VUBLK_OP_READ:
-		return nbd_aio_pread(h, buf, len, pos, cb, 0);
+		return nbd_aio_pread_structured(h, buf, len, pos, chunk, cb,
+						0);
 	case VUBLK_OP_WRITE:
 		return nbd_aio_pwrite(h, buf, len, pos, cb,
 				      (bio->req.flags & VUBLK_REQ_FUA) &&
@@ -353,6 +377,7 @@ static void nbd_send(struct nbd_queue *nq, struct vublk_bio *bio)
 	bio->parts = 1;		/* ours while issuing */
 	bio->res = 0;
 	bio->lost = false;
+	bio->read_seen = 0;
 	nbd_list_insert(&nq->in_flight, bio);
 	do {
 		uint32_t len = split && bio->req.len - off > nb->max_payload ?
@@ -450,7 +475,19 @@ static void nbd_bio_finish(struct nbd_queue *nq, struct vublk_bio *bio)
 		nbd_dispatch(nq, bio);
 		return;
 	}
-	if (!bio->res) {
+	if (!bio->res && bio->req.op == VUBLK_OP_READ &&
+	    bio->read_seen != bio->req.len) {
+		/* libnbd's EPROTO: not an error of the store the server has,
+		 * but neither a lost connection to resend on. */
+		nbd_count(&nq->nb->counters.server_errors);
+		if (nbd_log_allowed(nq))
+			vublk_error("nbd %s: READ of %u bytes at byte %" PRIu64 ": the server's answer covered %s%u bytes; failing it with EIO",
+				    nq->nb->uri, bio->req.len, bio->req.offset,
+				    bio->read_seen > bio->req.len ? "more than " : "",
+				    bio->read_seen > bio->req.len ? bio->req.len :
+				    bio->read_seen);
+		bio->res = -EIO;
+	} else if (!bio->res) {
 		if (bio->req.op == VUBLK_OP_FLUSH || bio->done == bio->req.len)
 			bio->res = nbd_flush_result(nq, bio);
 	} else {

@@ -74,6 +74,7 @@ struct vublk_bio {
 	uint16_t parts;
 	int res;
 	bool lost;		/* its connection went away first */
+	uint32_t read_seen;	/* a READ's bytes the answers covered */
 };
 
 /*

@@ -129,6 +129,20 @@ int nbd_server_start_qemu(struct nbd_server *s, const char *dir,
 	return nbd_server_restart(s);
 }
 
+int nbd_server_start_script(struct nbd_server *s, const char *dir,
+			    const char *name, const char *script,
+			    const char *const *args)
+{
+	char sock[256], pidfile[256];
+	const char *head[] = { "python3", script, sock, pidfile, NULL };
+
+	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
+	snprintf(pidfile, sizeof(pidfile), "%s/%s.pid", dir, name);
+	if (nbd_server_setup(s, dir, name, head, args))
+		return -1;
+	return nbd_server_restart(s);
+}
+
 bool nbd_server_exited(struct nbd_server *s)
 {
 	if (s->pid <= 0 || waitpid(s->pid, NULL, WNOHANG) != s->pid)

@@ -34,6 +34,11 @@ int nbd_server_start(struct nbd_server *s, const char *dir, const char *name,
  * connection. */
 int nbd_server_start_qemu(struct nbd_server *s, const char *dir,
 			  const char *name, const char *const *args);
+/* The same with `python3 SCRIPT SOCK PIDFILE ARGS...`: a server of the
+ * test's own (tests/nbd/hostile-reads.py). */
+int nbd_server_start_script(struct nbd_server *s, const char *dir,
+			    const char *name, const char *script,
+			    const char *const *args);
 /* Start it again, with the same arguments on the same socket. */
 int nbd_server_restart(struct nbd_server *s);
 /* It ran and has exited (reaped then: a restart may follow). */
