@@ -751,6 +751,14 @@ static void nbd_io_event_done(struct vublk_queue *q, struct vublk_ring_event *ev
 static int nbd_bio_check(const struct nbd_backend *nb,
 			 const struct vublk_bio *bio)
 {
+	/* libnbd refuses a command off the server's minimum block itself
+	 * (EINVAL, before sending it): failed here, once, as the request's
+	 * error, it is not taken for a lost connection and sent again.  A
+	 * target whose logical block is smaller than the server's sends
+	 * them (loop --block-size, which loop_set_shape() refuses). */
+	if (bio->req.op != VUBLK_OP_FLUSH &&
+	    ((bio->req.offset | bio->req.len) & (nb->min_block - 1)))
+		return -EINVAL;
 	switch (bio->req.op) {
 	case VUBLK_OP_READ:
 		return VUBLK_IO_QUEUED;

@@ -224,6 +224,7 @@ int vublk_remap_open(struct vublk_backend *be, struct vublk_backend *lower,
 	rb->n = n;
 	be->size = size;
 	be->block_shift = lower->block_shift;
+	be->block_size_strict = lower->block_size_strict;
 	be->mem_align = lower->mem_align;
 	be->io_min_shift = lower->io_min_shift;
 	be->remote = lower->remote;

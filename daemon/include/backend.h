@@ -141,6 +141,11 @@ struct vublk_backend {
 	 * smallest that is efficient (a page, for memory). */
 	unsigned block_shift;
 	unsigned io_min_shift;
+	/* block_shift is the store's own minimum, under which it refuses
+	 * I/O (an NBD server's minimum block size), not a default that a
+	 * target may go under (O_DIRECT, whose alignment the device
+	 * decides: --block-size 512 works on most). */
+	bool block_size_strict;
 	/* What a buffer's address must be aligned to (a power of 2, at
 	 * most a page): 1 but for O_DIRECT (0 is taken as 1). */
 	uint32_t mem_align;

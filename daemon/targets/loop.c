@@ -82,6 +82,12 @@ static int loop_set_shape(struct vublk_tgt *t, struct loop_tgt *lt)
 	unsigned bs = lt->block_size ? lt->block_size : 1U << be->block_shift;
 	unsigned shift = (unsigned)__builtin_ctz(bs);
 
+	if (be->block_size_strict && bs < 1U << be->block_shift) {
+		vublk_error("--block-size %u is smaller than the %u-byte blocks %s serves: give --block-size %u or more",
+			    bs, 1U << be->block_shift, t->backing_file,
+			    1U << be->block_shift);
+		return -EINVAL;
+	}
 	if (be->size < bs) {
 		vublk_error("backing file %s is too small: %" PRIu64 " bytes, less than one %u-byte block; grow it first (e.g. truncate -s 1G %s)",
 			    t->backing_file, be->size, bs, t->backing_file);

@@ -439,6 +439,7 @@ static void test_block_sizes(void)
 			       "blocksize-minimum=4096",
 			       "blocksize-maximum=65536",
 			       "blocksize-error-policy=error", NULL };
+	const char *bs512[] = { "block-size=512", NULL };
 	struct nbd_server s;
 	struct dev d;
 	uint64_t before;
@@ -450,6 +451,13 @@ static void test_block_sizes(void)
 	}
 	CHECK(d.tgt.logical_bs_shift == 12, "logical block 2^%u, not 4096",
 	      d.tgt.logical_bs_shift);
+	/* A request off the server's blocks fails at once, not taken for a
+	 * lost connection (libnbd refuses it unsent). */
+	before = dev_counter(&d, "connections_lost");
+	CHECK(dev_run(&d, VUBLK_OP_READ, 0, 512, 512) == -EINVAL,
+	      "a 512-byte read off the 4 KiB blocks did not fail with EINVAL");
+	CHECK(dev_counter(&d, "connections_lost") == before,
+	      "a read off the server's blocks lost the connection");
 	before = dev_counter(&d, "nbd_commands");
 	CHECK(dev_run(&d, VUBLK_OP_READ, 0, 8192, MAX_IO) == (int)MAX_IO,
 	      "256 KiB read");
@@ -457,6 +465,9 @@ static void test_block_sizes(void)
 	CHECK(dev_counter(&d, "nbd_commands") - before == 4,
 	      "a 256 KiB read was %llu commands, not 4",
 	      (unsigned long long)(dev_counter(&d, "nbd_commands") - before));
+	dev_close(&d);
+	CHECK(dev_open(&d, s.uri, bs512, false, 1) == -EINVAL,
+	      "--block-size=512 accepted on a server of 4 KiB blocks");
 out:
 	dev_close(&d);
 	nbd_server_stop(&s);
