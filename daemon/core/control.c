@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -195,6 +196,15 @@ static int ublk_control_handle(struct vublk_server *s, const char *req,
 	return -EINVAL;
 }
 
+/*
+ * How long the main thread waits for a client that connected to send its
+ * request, or to take the answer: vublk sends at once, but a client that
+ * connects and says nothing (stopped with ^Z, a stray script) would
+ * otherwise hold the thread that answers the queues' deaths, signals and
+ * every other request.
+ */
+static const struct timeval control_patience = { .tv_sec = 1 };
+
 int ublk_control_serve(struct vublk_server *s)
 {
 	char req[256], reply[512];
@@ -206,7 +216,11 @@ int ublk_control_serve(struct vublk_server *s)
 	if (fd < 0)
 		return 0;	/* gone before we looked: nothing asked */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) < 0 ||
-	    cred.uid != geteuid()) {
+	    cred.uid != geteuid() ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &control_patience,
+		       sizeof(control_patience)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &control_patience,
+		       sizeof(control_patience)) < 0) {
 		close(fd);
 		return 0;
 	}
