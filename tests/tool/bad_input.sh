@@ -52,6 +52,7 @@ for cmd in digest format; do
 	bad 2 "invalid --salt 'abc': odd number of hex digits" "$VV" $cmd $target --salt=abc
 	bad 2 "invalid --salt '$LONG_SALT': 33 bytes, at most 32" "$VV" $cmd $target --salt="$LONG_SALT"
 	bad 2 "--salt given twice" "$VV" $cmd $target --salt=00 --salt=00
+	bad 2 "-j/--jobs given twice" "$VV" $cmd $target -j 1 --jobs=2
 	for bs in 3000 512 131072 abc -4096 "" 4096x; do
 		bad 2 "invalid --block-size '$bs': must be a power of 2 from 1024 to 65536" \
 			"$VV" $cmd $target --block-size="$bs"

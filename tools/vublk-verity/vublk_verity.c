@@ -473,7 +473,9 @@ static bool parse_tree_option(int opt, const char *arg,
 		name = "--salt";
 		break;
 	default:
-		return vv_parse_jobs(arg, &o->threads);
+		seen = &o->threads_set;
+		name = "-j/--jobs";
+		break;
 	}
 	if (!vv_option_once(*seen, name))
 		return false;
@@ -484,8 +486,10 @@ static bool parse_tree_option(int opt, const char *arg,
 		return parse_hash_alg(arg, &p->hash_alg);
 	case VV_OPT_BLOCK_SIZE:
 		return parse_block_size(arg, &p->log_blocksize);
-	default:
+	case VV_OPT_SALT:
 		return parse_salt(arg, p);
+	default:
+		return vv_parse_jobs(arg, &o->threads);
 	}
 }
 

@@ -87,6 +87,7 @@ struct vv_tree_options {
 	bool hash_alg_set;
 	bool block_size_set;
 	bool salt_set;
+	bool threads_set;
 	unsigned threads;		/* 0: one per online CPU */
 };
 
