@@ -311,10 +311,9 @@ int merkle_formatted_digest(unsigned hash_alg, const uint8_t *digest,
 			    uint8_t *out);
 
 /*
- * Hash nblocks consecutive blocks of data (each 1 << log_blocksize bytes)
- * with the salt of p, writing nblocks digests to out.  A batch interface so
- * that a multi-buffer SHA-256 can replace the one-at-a-time loop later
- * without touching the callers.
+ * Hash nblocks consecutive data blocks (each of the data block size,
+ * 1 << merkle_log_data_blocksize(p) bytes) with the salt of p, writing
+ * nblocks digests to out, several blocks at once where the CPU allows.
  */
 int merkle_hash_blocks(const struct merkle_params *p, const void *data,
 		       size_t nblocks, uint8_t *out);
@@ -519,7 +518,8 @@ struct merkle_verify_result {
 
 /*
  * Verify nblocks data blocks starting at data block first_block, held in
- * data (nblocks << log_blocksize bytes; the last block of the file must be
+ * data (nblocks data blocks of 1 << merkle_log_data_blocksize() bytes,
+ * which for fs-verity is log_blocksize; the last block of the file must be
  * zero-padded by the caller).  Mirrors the kernel's verify_data_block():
  * walk up from level 0 until a hash block already marked verified (or the
  * root), then down, checking and marking each block.  Data blocks at or
