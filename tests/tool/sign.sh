@@ -153,6 +153,9 @@ expect_error 2 "nowhere to put the signature" "$VV" sign img --key="$KEY"
 expect_error 2 "--key given twice" "$VV" sign img --key="$KEY" --key="$KEY" --out=x.sig
 expect_error 1 "can't open 'missing.pem' for reading: No such file" \
 	"$VV" sign img --key=missing.pem --out=x.sig
+mkdir -p keydir
+expect_error 1 "can't read 'keydir': it is a directory: give a PEM file" \
+	"$VV" sign img --key=keydir --out=x.sig
 expect_error 1 "'$CERT' is not a PEM private key" \
 	"$VV" sign img --key="$CERT" --out=x.sig
 expect_error 1 "'$KEY' is not a PEM X.509 certificate" \

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "f2fslayout.h"
 #include "sig.h"
@@ -59,12 +60,21 @@ static bool parse_sign_option(int c, const char *arg, void *ctx)
 	return true;
 }
 
-/* Say which file is unreadable before OpenSSL can only say "failed". */
+/* Say which file is unreadable before OpenSSL can only say "failed"
+ * (or, of a directory, that it is not a PEM file). */
 static bool readable(const char *name)
 {
 	struct vv_file f;
+	struct stat st;
+	bool dir;
 
-	return vv_open(&f, name, O_RDONLY, 0) && vv_close(&f);
+	if (!vv_open(&f, name, O_RDONLY, 0))
+		return false;
+	dir = fstat(f.fd, &st) == 0 && S_ISDIR(st.st_mode);
+	if (dir)
+		vv_error("can't read '%s': it is a directory: give a PEM file",
+			 name);
+	return vv_close(&f) && !dir;
 }
 
 /* One line for a failed sig_sign(), naming the file at fault. */
