@@ -22,8 +22,16 @@
  * print; lib/merkle parses it, as for `vublk-verity verify --digest`. */
 int verity_parse_digest(struct verity_tgt *vt, const char *arg)
 {
-	int err = merkle_parse_digest(arg, &vt->digest_alg, vt->digest);
+	int err;
 
+	/* The image is trusted by this value: two, one perhaps a mistake
+	 * in a script, must not leave it to the order which one counts
+	 * (vublk-verity verify refuses --digest twice too). */
+	if (vt->have_digest) {
+		vublk_error("--digest given twice: give the one digest the image must have");
+		return -EINVAL;
+	}
+	err = merkle_parse_digest(arg, &vt->digest_alg, vt->digest);
 	if (err) {
 		vublk_error("bad --digest value '%s': %s (give the digest that vublk-verity format printed for the image)",
 			    arg, merkle_strerror(err));

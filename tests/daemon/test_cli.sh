@@ -55,6 +55,9 @@ expect_error "vublk: $ctl" add -rt loop -f "$T/disk.img"
 expect_error "vublk: $ctl" add --typ=loop -f "$T/disk.img"
 expect_error "vublk: $ctl" add -tloop -t loop -f "$T/disk.img"
 expect_error "bad --digest value 'x'" add -t verity --digest x -f "$T/disk.img"
+d64=sha256:$(printf '0%.0s' $(seq 64))
+expect_error "--digest given twice: give the one digest the image must have" \
+	add -t verity --digest=$d64 -f "$T/disk.img" --digest=$d64
 expect_error "no backing file given" add -t loop
 expect_error "no backing file given (-f is empty)" add -t loop -f ""
 # Another node as the control device: refused, not taken as an empty list
