@@ -499,22 +499,13 @@ static int ublk_queue_setup(struct ublk_queue_ctx *qc)
 static void ublk_queue_teardown(struct ublk_queue_ctx *qc)
 {
 	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
-	/*
-	 * A queue that failed (ublk_queue_serve() returned on an error)
-	 * may still have target I/O in flight: a read in io-wq outlives the
-	 * ring's close and writes into the tag's buffer or the target's
-	 * own.  Those are then left as they are, not freed or unmapped:
-	 * the server stops the device and exits (server.c), and a leak is
-	 * safe where a write into freed memory is not.
-	 */
-	bool io_in_flight = qc->reqs_in_target > 0;
 
-	if (qc->tgt_ready && !io_in_flight)
+	if (qc->tgt_ready)
 		ops->queue_deinit(&qc->pub);
 	/* Closing the ring cancels commands still armed in the driver. */
 	if (qc->ring_ready)
 		vublk_ring_exit(&qc->ring);
-	if (qc->bufs && !io_in_flight)
+	if (qc->bufs)
 		munmap(qc->bufs, qc->bufs_size);
 	free(qc->registering);
 	free(qc->registered);
