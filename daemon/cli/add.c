@@ -170,28 +170,28 @@ static const struct option add_core_options[] = {
  * are skipped as unknown, and the leading '-' makes getopt return the
  * other arguments in place instead of moving them (moved, a target
  * option's separate value would no longer follow it in the second pass).
- * Given twice, -t must name the same type.  Returns the type, NULL if
- * none, or "" after saying why it is refused.
+ * Given twice, -t must name the same type.  *type: the type, or NULL if
+ * none; 0, or -EINVAL after saying why it is refused.
  */
-static const char *add_find_type(int argc, char **argv)
+static int add_find_type(int argc, char **argv, const char **type)
 {
-	const char *type = NULL;
 	int c;
 
+	*type = NULL;
 	opterr = 0;
 	optind = 0;	/* glibc: start afresh, reading the '-' */
 	while ((c = getopt_long(argc, argv, "-" ADD_SHORT_OPTIONS,
 				add_core_options, NULL)) != -1) {
 		if (c != 't')
 			continue;
-		if (type && strcmp(type, optarg)) {
+		if (*type && strcmp(*type, optarg)) {
 			vublk_error("add: -t given twice ('%s', then '%s'): give one target type",
-				    type, optarg);
-			return "";
+				    *type, optarg);
+			return -EINVAL;
 		}
-		type = optarg;
+		*type = optarg;
 	}
-	return type;
+	return 0;
 }
 
 static unsigned online_cpus(void)
@@ -373,12 +373,12 @@ static bool add_wants_help(int argc, char **argv)
  * general help printed), or -errno after printing why. */
 static int add_parse(struct add_args *a, int argc, char **argv)
 {
-	const char *type = add_find_type(argc, argv);
+	const char *type;
 	struct option *opts;
-	int ret;
+	int ret = add_find_type(argc, argv, &type);
 
-	if (type && !type[0])
-		return -EINVAL;
+	if (ret)
+		return ret;
 	if (!type) {
 		if (add_wants_help(argc, argv)) {
 			vublk_usage(stdout);

@@ -46,6 +46,7 @@ expect_error "backing file $T/small.img is too small: 100 bytes" \
 expect_error "backing file $T/small.img is too small: 100 bytes, less than one 4096-byte block" \
 	add -t loop -f "$T/disk.img" --block-size 4096 -q 1 -d 1 -n 3 --read-only --direct -f "$T/small.img"
 expect_error "unknown target type 'nope'" add -t nope -f "$T/disk.img"
+expect_error "unknown target type ''" add -t "" -f "$T/disk.img"
 expect_error "no target type given" add -f "$T/disk.img"
 # -t in every form getopt takes, found before the target's options exist;
 # twice only with the same type.
