@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,29 +48,76 @@ static bool nbd_scheme_has(const char *uri, const char *transport)
 	return sep && memmem(uri, sep - uri, transport, strlen(transport));
 }
 
-/* The value of the query parameter name= (nbd+unix:///?socket=PATH), or
- * NULL: a parameter starts after the '?' or after a '&'. */
-static const char *nbd_query_param(const char *uri, const char *name)
+/* The value of hex digit c (one isxdigit() took). */
+static unsigned nbd_hex_value(char c)
 {
-	const char *p = strchr(uri, '?');
-	size_t len = strlen(name);
+	return isdigit((unsigned char)c) ? (unsigned)(c - '0') :
+	       (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+}
 
-	while (p) {
-		p++;
-		if (!strncmp(p, name, len) && p[len] == '=')
-			return p + len + 1;
-		p = strchr(p, '&');
+/* [s, s + n) with its %XX escapes decoded, into out (size > n). */
+static void nbd_uri_unescape(const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n &&
+		    isxdigit((unsigned char)s[i + 1]) &&
+		    isxdigit((unsigned char)s[i + 2])) {
+			out[o++] = (char)(nbd_hex_value(s[i + 1]) << 4 |
+					  nbd_hex_value(s[i + 2]));
+			i += 2;
+		} else {
+			out[o++] = s[i];
+		}
 	}
-	return NULL;
+	out[o] = '\0';
+}
+
+/*
+ * The decoded value of the URI's query parameter name (socket=PATH) into
+ * out (out_size), as libnbd reads it (lib/uri.c: parse_uri_queries()):
+ * parameters end at the next '&', or where there is none at the next
+ * ';'; names and values are %-decoded; the last one of the name counts.
+ * False if there is none, or it does not fit.
+ */
+static bool nbd_query_param(const char *uri, const char *name, char *out,
+			    size_t out_size)
+{
+	const char *q = strchr(uri, '?');
+	char key[64];
+	bool found = false;
+
+	while (q && *++q) {
+		const char *end = strchr(q, '&'), *eq;
+
+		if (!end)
+			end = strchr(q, ';');
+		if (!end)
+			end = q + strlen(q);
+		eq = memchr(q, '=', end - q);
+		if (eq && (size_t)(eq - q) < sizeof(key) &&
+		    (size_t)(end - eq) <= out_size) {
+			nbd_uri_unescape(q, eq - q, key);
+			if (!strcmp(key, name)) {
+				nbd_uri_unescape(eq + 1, end - eq - 1, out);
+				found = true;
+			}
+		}
+		q = *end ? end : NULL;
+	}
+	return found;
 }
 
 /* The daemon runs from /: a relative socket path would name another
  * file there. */
 static int nbd_check_socket(const char *uri)
 {
-	const char *sock = nbd_query_param(uri, "socket");
+	char sock[PATH_MAX];
 
-	if (!nbd_scheme_has(uri, "+unix") || !sock || sock[0] == '/')
+	if (!nbd_scheme_has(uri, "+unix") ||
+	    !nbd_query_param(uri, "socket", sock, sizeof(sock)) ||
+	    sock[0] == '/')
 		return 0;
 	vublk_error("nbd %s: give the socket as an absolute path (socket=/...): the server does not run in this directory",
 		    uri);

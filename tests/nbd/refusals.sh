@@ -40,6 +40,14 @@ refused "give the socket as an absolute path" \
 	-t loop -f "nbd+unix:///?socket=relative.sock"
 refused "give the socket as an absolute path" \
 	-t loop -f "nbd+unix:///x?tls=off&socket=relative.sock"
+# The socket as libnbd reads it (lib/uri.c): the last socket=, a ';'
+# between parameters where there is no '&', %-escapes decoded.
+refused "give the socket as an absolute path" \
+	-t loop -f "nbd+unix:///x?socket=/abs.sock&socket=rel.sock"
+refused "give the socket as an absolute path" \
+	-t loop -f "nbd+unix:///x?tls=off;socket=rel.sock"
+refused "cannot connect: .*No such file" \
+	-t loop -f "nbd+unix:///?socket=%2F${T#/}/none.sock"
 # Only the scheme says the transport, and only a parameter named socket
 # is the socket: these are not taken for relative sockets.
 refused "nbd nbd://127.0.0.1:1/x\?q=\+unix://&socket=rel: cannot connect" \
