@@ -145,8 +145,12 @@ check_image limited orig
 truncate -s 4G stopped
 "$VV" format stopped >/dev/null &
 pid=$!
-sleep 0.3
-kill -TERM $pid
+# Killed once prepare has grown the file past its data (the handlers are
+# in place from then on), before the tree is done if it can be caught.
+while kill -0 $pid 2>/dev/null && [ "$(stat -c %s stopped)" -le 4294967296 ]; do
+	sleep 0.01
+done
+kill -TERM $pid 2>/dev/null
 rc=0
 wait $pid || rc=$?
 if [ $rc = 0 ]; then

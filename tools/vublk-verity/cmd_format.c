@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include "f2fslayout.h"
 #include "vublk_verity.h"
@@ -175,25 +176,34 @@ static const int format_end_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
 #define FORMAT_END_SIGNALS \
 	(sizeof(format_end_signals) / sizeof(format_end_signals[0]))
 
-/* What the handler cuts: set before it is installed. */
+/* What the handler cuts, and the thread that writes the image: set
+ * before the handler is installed. */
 static int undo_fd = -1;
 static struct f2fslayout_layout undo_layout;
+static pid_t undo_tid;
 
 static void undo_on_signal(int sig)
 {
+	/* A hashing thread took it: the writing thread cuts, between two
+	 * of its writes, so that none of them can grow the file again. */
+	if (gettid() != undo_tid) {
+		tgkill(getpid(), undo_tid, sig);
+		return;
+	}
 	(void)f2fslayout_undo_prepare(undo_fd, &undo_layout);
-	raise(sig);	/* SA_RESETHAND: the default action, once we return */
+	signal(sig, SIG_DFL);
+	raise(sig);	/* the default action, once we return */
 }
 
 /* Catch the signals in format_end_signals (old: their actions before). */
 static void undo_on_signals(int fd, const struct f2fslayout_layout *l,
 			    struct sigaction old[FORMAT_END_SIGNALS])
 {
-	struct sigaction sa = { .sa_handler = undo_on_signal,
-				.sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_handler = undo_on_signal };
 
 	undo_fd = fd;
 	undo_layout = *l;
+	undo_tid = gettid();
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < FORMAT_END_SIGNALS; i++) {
 		sigaction(format_end_signals[i], NULL, &old[i]);
