@@ -198,6 +198,19 @@ static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 
 	vt->log_tree_bs = vt->img.params.log_blocksize;
 	vt->log_bs = merkle_log_data_blocksize(&vt->img.params);
+	/* Its data and hash blocks are its smallest reads. */
+	if (vt->be->block_size_strict &&
+	    (vt->log_bs < vt->be->block_shift ||
+	     vt->log_tree_bs < vt->be->block_shift)) {
+		vublk_error("verity image %s has %u-byte blocks, smaller than the %u-byte blocks its server serves: it cannot be read there (serve it from a server that allows %u-byte blocks, or seal it with larger ones)",
+			    t->backing_file,
+			    1u << (vt->log_bs < vt->log_tree_bs ? vt->log_bs :
+				   vt->log_tree_bs),
+			    1u << vt->be->block_shift,
+			    1u << (vt->log_bs < vt->log_tree_bs ? vt->log_bs :
+				   vt->log_tree_bs));
+		return -EINVAL;
+	}
 	if (size == 0 || size % 512) {
 		vublk_error("verity image %s holds %" PRIu64 " bytes of data, not a positive multiple of 512: a block device cannot expose that (seal an image whose data size is a multiple of 512)",
 			    t->backing_file, size);

@@ -868,6 +868,30 @@ static void test_qemu_nbd(const struct vt_image *img)
 	unlink(qcow);
 }
 
+/*
+ * nbd: a server whose minimum block (4 KiB) is larger than the image's
+ * blocks (1 KiB) cannot serve its reads: refused at init, not a read
+ * error on every block later.
+ */
+static void test_server_min_block(const struct vt_image *img)
+{
+	const char *args[] = { "-r", "--filter=blocksize-policy", "file",
+			       img->path, "blocksize-minimum=4096",
+			       "blocksize-error-policy=error", NULL };
+	struct nbd_server s;
+	struct vt_dev d;
+
+	if (nbd_server_start(&s, dir, "minblock", args)) {
+		CHECK(0, "min block: no server");
+		return;
+	}
+	CHECK(vt_dev_open(&d, s.uri, NULL) == -EINVAL,
+	      "an image of 1 KiB blocks accepted on a server of 4 KiB blocks");
+	if (d.ready)
+		vt_dev_close(&d);
+	nbd_server_stop(&s);
+}
+
 int main(int argc, char **argv)
 {
 	const char *backend = argc > 1 ? argv[1] : "file";
@@ -919,8 +943,10 @@ int main(int argc, char **argv)
 	test_changed_under_device(&img_b);
 	test_backend_option(&img_b, backend);
 	test_f2fs_file();
-	if (!strcmp(backend, "nbd"))
+	if (!strcmp(backend, "nbd")) {
 		test_qemu_nbd(&img_b);
+		test_server_min_block(&img_a);
+	}
 	vt_image_destroy(&img_a);
 	vt_image_destroy(&img_b);
 	rmdir(dir);
