@@ -176,7 +176,6 @@ static int nbd_read_block_sizes(struct vublk_backend *be,
 		return -EINVAL;
 	}
 	be->block_shift = min > 512 ? nbd_log2((uint64_t)min) : 9;
-	nb->min_block = 1u << be->block_shift;
 	be->block_size_strict = true;
 	/* libnbd copies the payload to and from the socket: any address. */
 	be->mem_align = 1;

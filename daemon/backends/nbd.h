@@ -54,7 +54,6 @@ struct nbd_backend {
 	uint64_t size;
 	bool can_flush, can_fua, can_trim, can_zero, multi_conn;
 	uint32_t max_payload;		/* largest READ or WRITE command */
-	uint32_t min_block;		/* the server's minimum block size */
 	/* The main thread's connection (open, read_sync), taken over by
 	 * the first queue (a server without multi-conn takes only one). */
 	struct nbd_conn *_Atomic first_conn;

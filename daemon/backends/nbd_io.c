@@ -748,7 +748,8 @@ static void nbd_io_event_done(struct vublk_queue *q, struct vublk_ring_event *ev
 /* What the export lacks, answered as for a file that lacks it (a FLUSH
  * with nothing to flush succeeds: its result is 0); else
  * VUBLK_IO_QUEUED. */
-static int nbd_bio_check(const struct nbd_backend *nb,
+static int nbd_bio_check(const struct vublk_backend *be,
+			 const struct nbd_backend *nb,
 			 const struct vublk_bio *bio)
 {
 	/* libnbd refuses a command off the server's minimum block itself
@@ -757,7 +758,8 @@ static int nbd_bio_check(const struct nbd_backend *nb,
 	 * target whose logical block is smaller than the server's sends
 	 * them (loop --block-size, which loop_set_shape() refuses). */
 	if (bio->req.op != VUBLK_OP_FLUSH &&
-	    ((bio->req.offset | bio->req.len) & (nb->min_block - 1)))
+	    ((bio->req.offset | bio->req.len) &
+	     ((1ULL << be->block_shift) - 1)))
 		return -EINVAL;
 	switch (bio->req.op) {
 	case VUBLK_OP_READ:
@@ -780,7 +782,7 @@ int nbd_io_submit(struct vublk_backend *be, struct vublk_queue *q,
 {
 	struct nbd_backend *nb = be->priv;
 	struct nbd_queue *nq = q->backend_priv;
-	int ret = nbd_bio_check(nb, bio);
+	int ret = nbd_bio_check(be, nb, bio);
 
 	if (ret != VUBLK_IO_QUEUED)
 		return ret;

@@ -194,21 +194,16 @@ static unsigned verity_floor_log2(uint64_t v)
 static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 {
 	uint64_t size = vt->img.layout.data_size;
-	unsigned shift;
+	unsigned shift, smallest;
 
 	vt->log_tree_bs = vt->img.params.log_blocksize;
 	vt->log_bs = merkle_log_data_blocksize(&vt->img.params);
 	/* Its data and hash blocks are its smallest reads. */
-	if (vt->be->block_size_strict &&
-	    (vt->log_bs < vt->be->block_shift ||
-	     vt->log_tree_bs < vt->be->block_shift)) {
+	smallest = vt->log_bs < vt->log_tree_bs ? vt->log_bs : vt->log_tree_bs;
+	if (vt->be->block_size_strict && smallest < vt->be->block_shift) {
 		vublk_error("verity image %s has %u-byte blocks, smaller than the %u-byte blocks its server serves: it cannot be read there (serve it from a server that allows %u-byte blocks, or seal it with larger ones)",
-			    t->backing_file,
-			    1u << (vt->log_bs < vt->log_tree_bs ? vt->log_bs :
-				   vt->log_tree_bs),
-			    1u << vt->be->block_shift,
-			    1u << (vt->log_bs < vt->log_tree_bs ? vt->log_bs :
-				   vt->log_tree_bs));
+			    t->backing_file, 1u << smallest,
+			    1u << vt->be->block_shift, 1u << smallest);
 		return -EINVAL;
 	}
 	if (size == 0 || size % 512) {
