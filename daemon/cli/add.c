@@ -360,15 +360,6 @@ static int add_getopt(struct add_args *a, int argc, char **argv,
 	return 0;
 }
 
-/* --help or -h among the arguments. */
-static bool add_wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (vublk_is_help_option(argv[i]))
-			return true;
-	return false;
-}
-
 /* 0, 1 when --help was asked for with a type, 2 when without one (the
  * general help printed), or -errno after printing why. */
 static int add_parse(struct add_args *a, int argc, char **argv)
@@ -380,7 +371,7 @@ static int add_parse(struct add_args *a, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!type) {
-		if (add_wants_help(argc, argv)) {
+		if (vublk_wants_help(argc, argv)) {
 			vublk_usage(stdout);
 			return 2;
 		}

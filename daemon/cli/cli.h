@@ -160,8 +160,9 @@ void vublk_feature_names(uint64_t mask, char *buf, size_t len);
 
 /* usage.c: `vublk help` and `vublk TYPE --help`. */
 void vublk_usage(FILE *f);
-/* --help or -h. */
+/* --help or -h; vublk_wants_help(): one among argv[1..argc). */
 bool vublk_is_help_option(const char *arg);
+bool vublk_wants_help(int argc, char **argv);
 void vublk_target_usage(FILE *f, const char *name);
 
 #endif /* VUBLK_CLI_H */

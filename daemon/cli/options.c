@@ -19,11 +19,9 @@ int vublk_cli_options(const char *cmd, const char *usage, int argc,
 	int c, before = 1;
 	char why[160];
 
-	for (int i = 1; i < argc; i++) {
-		if (vublk_is_help_option(argv[i])) {
-			printf("%s\n", usage);
-			return 1;
-		}
+	if (vublk_wants_help(argc, argv)) {
+		printf("%s\n", usage);
+		return 1;
 	}
 	opterr = 0;
 	optind = 1;

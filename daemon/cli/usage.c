@@ -75,3 +75,11 @@ bool vublk_is_help_option(const char *arg)
 {
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
+
+bool vublk_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (vublk_is_help_option(argv[i]))
+			return true;
+	return false;
+}
