@@ -825,8 +825,10 @@ static void test_hostile_reads(const char *script)
 		uint8_t *buf;
 		int res;
 
-		if (nbd_server_start_script(&s, dir, modes[m], script, args))
+		if (nbd_server_start_script(&s, dir, modes[m], script, args)) {
+			CHECK(0, "%s: no server", modes[m]);
 			continue;
+		}
 		CHECK(dev_open(&d, s.uri, NULL, true, 1) == 0,
 		      "%s: cannot open the export", modes[m]);
 		if (!d.tgt.priv) {
