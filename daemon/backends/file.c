@@ -125,6 +125,7 @@ static int file_open(struct vublk_backend *be)
 	be->block_shift = be->flags & VUBLK_BACKEND_DIRECT ? 12 : 9;
 	be->io_min_shift = be->block_shift;
 	be->mem_align = file_mem_align(be, fb->fd);
+	be->pins_buffers = be->flags & VUBLK_BACKEND_DIRECT;
 	/* The page cache (or the disk's cache under O_DIRECT). */
 	be->volatile_cache = true;
 	return 0;
@@ -178,10 +179,13 @@ static void file_submit_rw(struct vublk_queue *q, struct vublk_bio *bio)
 	uint64_t pos = bio->req.offset + bio->done;
 	bool read = bio->req.op == VUBLK_OP_READ;
 
-	if (bio->req.flags & VUBLK_REQ_FIXED_BUF) {
-		/* A request's registered pages are addressed from 0 (io_uring
-		 * rsrc.c: a kernel buffer's ubuf is 0). */
-		void *at = (void *)(uintptr_t)bio->done;
+	if (bio->req.flags & (VUBLK_REQ_FIXED_BUF | VUBLK_REQ_REG_BUF)) {
+		/* A registered buffer: the request's own pages (zero copy)
+		 * are addressed from 0 (io_uring rsrc.c: a kernel buffer's
+		 * ubuf is 0), our registered buffers at their address. */
+		uintptr_t base = bio->req.flags & VUBLK_REQ_FIXED_BUF ?
+				 0 : (uintptr_t)bio->req.buf;
+		void *at = (void *)(base + bio->done);
 
 		if (read)
 			io_uring_prep_read_fixed(sqe, fb->fd, at, len, pos,

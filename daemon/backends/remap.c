@@ -118,8 +118,12 @@ static int remap_submit(struct vublk_backend *be, struct vublk_queue *q,
 		} else {
 			struct vublk_bio *piece = &split->piece[k++];
 
+			/* A piece of a registered buffer is in it too. */
 			*piece = (struct vublk_bio){
 				.req = { .op = VUBLK_OP_READ,
+					 .flags = bio->req.flags &
+						  VUBLK_REQ_REG_BUF,
+					 .buf_index = bio->req.buf_index,
 					 .offset = e->lower + (pos - e->off),
 					 .len = (uint32_t)len, .buf = buf },
 				.end_io = remap_piece_end, .end_io_ctx = split,
@@ -226,6 +230,7 @@ int vublk_remap_open(struct vublk_backend *be, struct vublk_backend *lower,
 	be->block_shift = lower->block_shift;
 	be->block_size_strict = lower->block_size_strict;
 	be->mem_align = lower->mem_align;
+	be->pins_buffers = lower->pins_buffers;
 	be->io_min_shift = lower->io_min_shift;
 	be->remote = lower->remote;
 	return 0;

@@ -37,6 +37,7 @@ struct ublk_queue_ctx {
 	size_t iods_size;
 	char *bufs;			/* depth x max_io_bytes, page aligned */
 	size_t bufs_size;
+	bool bufs_registered;		/* buffers 0..depth-1 of the ring */
 	/* Explicit zero copy: each request waiting for its buffer's
 	 * registration (depth entries), and which tags hold one. */
 	struct vublk_req *registering;

@@ -217,6 +217,10 @@ static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 		req.buf_index = tag;
 	} else {
 		req.buf = ublk_queue_buf(qc, tag);
+		if (qc->bufs_registered) {
+			req.flags |= VUBLK_REQ_REG_BUF;
+			req.buf_index = tag;
+		}
 	}
 	ublk_queue_count(qc, &req);
 	qc->reqs_in_target++;
@@ -374,7 +378,8 @@ static int ublk_queue_map_iods(struct ublk_queue_ctx *qc)
 static int ublk_queue_alloc_bufs(struct ublk_queue_ctx *qc)
 {
 	/* Anonymous memory is page aligned (O_DIRECT backends need that)
-	 * and only touched pages are backed. */
+	 * and only touched pages are backed, unless the target asked for
+	 * the buffers registered (ublk_queue_init_ring()). */
 	void *p;
 
 	qc->bufs_size = (size_t)qc->pub.depth * qc->srv->limits.max_io_bytes;
@@ -391,12 +396,21 @@ static int ublk_queue_alloc_bufs(struct ublk_queue_ctx *qc)
 
 static int ublk_queue_init_ring(struct ublk_queue_ctx *qc)
 {
+	const struct vublk_server *srv = qc->srv;
 	int ret = vublk_ring_init(&qc->ring, qc->pub.q_id, qc->pub.depth);
 
 	qc->ring_ready = !ret;
 	qc->pub.ring = &qc->ring;
-	if (ret || !ublk_server_zero_copy(qc->srv))
+	if (ret)
 		return ret;
+	if (!ublk_server_zero_copy(srv)) {
+		/* Our buffers: registered where the backend DMAs into them. */
+		if (srv->tgt->register_buffers)
+			qc->bufs_registered = vublk_ring_register_buffers(
+				&qc->ring, qc->pub.q_id, qc->bufs,
+				qc->pub.depth, srv->limits.max_io_bytes);
+		return 0;
+	}
 	/* Zero copy: an empty buffer table, one slot per tag, for the
 	 * driver to fill (kublk: ublk_thread_init()).  Kernel pages pin
 	 * nothing of ours, so RLIMIT_MEMLOCK does not apply. */

@@ -63,6 +63,31 @@ void vublk_ring_exit(struct vublk_ring *r)
 	r->backlog = NULL;
 }
 
+bool vublk_ring_register_buffers(struct vublk_ring *r, unsigned q_id,
+				 void *bufs, unsigned n, size_t size)
+{
+	struct iovec *iov = calloc(n, sizeof(*iov));
+	int ret = -ENOMEM;
+
+	/*
+	 * One buffer per tag, not one for them all: io_uring takes at most
+	 * 1 GiB per buffer (rsrc.c: io_buffer_validate()), less than 4096
+	 * tags of 512 KiB.  Registering pins the pages, and charges them to
+	 * RLIMIT_MEMLOCK without CAP_IPC_LOCK (io_account_mem()).
+	 */
+	if (iov) {
+		for (unsigned i = 0; i < n; i++)
+			iov[i] = (struct iovec){ (char *)bufs + (size_t)i * size,
+						 size };
+		ret = io_uring_register_buffers(&r->ring, iov, n);
+		free(iov);
+	}
+	if (ret < 0)
+		vublk_info("queue %u: request buffers not registered with io_uring (%s): each direct I/O pins its pages",
+			   q_id, strerror(-ret));
+	return ret == 0;
+}
+
 /* A backlog slot, zeroed as a ring SQE's fields are by the prep helpers. */
 static struct io_uring_sqe *vublk_ring_backlog_slot(struct vublk_ring *r)
 {

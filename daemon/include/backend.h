@@ -44,7 +44,8 @@ struct vublk_bio {
 	/*
 	 * The submitter's.  What to move, as a request of the device says
 	 * it (target.h): op, flags (VUBLK_REQ_FUA, _NOUNMAP, _FIXED_BUF:
-	 * buf_index instead of buf, where the backend has fixed_buffers),
+	 * buf_index instead of buf, where the backend has fixed_buffers;
+	 * _REG_BUF: buf is also buffer buf_index),
 	 * offset in the store, len (0 for FLUSH) and buf (READ fills, WRITE
 	 * reads; O_DIRECT-aligned).  One struct, whose fields a target
 	 * passing a request through copies as they are (loop_queue_io()).
@@ -149,6 +150,13 @@ struct vublk_backend {
 	/* What a buffer's address must be aligned to (a power of 2, at
 	 * most a page): 1 but for O_DIRECT (0 is taken as 1). */
 	uint32_t mem_align;
+	/* Its reads and writes DMA into the submitter's buffers (O_DIRECT):
+	 * the kernel pins a buffer's pages for each I/O, unless the bio
+	 * comes VUBLK_REQ_REG_BUF, pinned once (target.h:
+	 * register_buffers): a third of the read's CPU time, 4% of a
+	 * verified read's (docs/PERFORMANCE.md, "Registered request
+	 * buffers"). */
+	bool pins_buffers;
 	/* Writes are durable only after a FLUSH (a page cache, or a
 	 * mapping of one). */
 	bool volatile_cache;
@@ -167,7 +175,8 @@ struct vublk_backend_ops {
 	const char *summary;	/* for --help */
 	size_t priv_size;
 	/* submit takes VUBLK_REQ_FIXED_BUF bios: a registered buffer of
-	 * the queue's io_uring instead of buf (zero copy). */
+	 * the queue's io_uring instead of buf (zero copy).  Such a backend
+	 * also reads and writes a VUBLK_REQ_REG_BUF bio's buf as one. */
 	bool fixed_buffers;
 	/* Open path with VUBLK_BACKEND_* flags; 0 or -errno after one error
 	 * line (what, which file, why, what to do). */

@@ -57,6 +57,16 @@ struct vublk_ring {
 int vublk_ring_init(struct vublk_ring *r, unsigned q_id, unsigned depth);
 void vublk_ring_exit(struct vublk_ring *r);
 
+/*
+ * The request buffers of a queue whose target asked (register_buffers),
+ * n of size bytes from bufs, as buffers 0..n-1 of the ring (tag t's
+ * buffer is buffer t).  True when registered; false after an info line
+ * (the rlimit on locked memory of an unprivileged server, say): the
+ * queue then runs as well, its I/O pinning the pages itself.
+ */
+bool vublk_ring_register_buffers(struct vublk_ring *r, unsigned q_id,
+				 void *bufs, unsigned n, size_t size);
+
 struct io_uring_sqe *vublk_ring_get_sqe(struct vublk_ring *r);
 
 /*

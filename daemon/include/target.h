@@ -63,6 +63,13 @@ enum vublk_op {
  * for a target that set zero_copy, and the target cannot see the data.
  */
 #define VUBLK_REQ_FIXED_BUF	(1U << 3)
+/*
+ * buf is also buffer buf_index of the queue's io_uring: the core
+ * registered the request buffers (the target set register_buffers), so
+ * READ_FIXED/WRITE_FIXED may take buf at its own address and the kernel
+ * pins none of its pages for the I/O.  A hint: buf stays valid.
+ */
+#define VUBLK_REQ_REG_BUF	(1U << 4)
 
 /*
  * queue_io (and a backend's submit, backend.h): not a result, the request
@@ -76,7 +83,7 @@ struct vublk_req {
 	unsigned op;		/* enum vublk_op */
 	unsigned flags;		/* VUBLK_REQ_* */
 	uint32_t len;		/* 0 for FLUSH */
-	unsigned buf_index;	/* with VUBLK_REQ_FIXED_BUF, instead of buf */
+	unsigned buf_index;	/* with VUBLK_REQ_FIXED_BUF or _REG_BUF */
 	uint64_t offset;
 	void *buf;		/* len bytes, page aligned; READ fills, WRITE reads */
 };
@@ -114,6 +121,11 @@ struct vublk_tgt {
 	 * backend needs of those pages' addresses (4095 for O_DIRECT). */
 	bool zero_copy;
 	uint32_t dma_align_mask;
+	/* Where requests come in our buffers: the backend DMAs into them
+	 * (O_DIRECT, be->pins_buffers), so the core registers them with the
+	 * queue's io_uring once, pinned for the queue's life (depth x
+	 * max_io_bytes), and its requests come VUBLK_REQ_REG_BUF. */
+	bool register_buffers;
 	/* The store the target reads and writes through, if it has one
 	 * (for vublk-bench, which measures under the target). */
 	struct vublk_backend *backend;

@@ -131,11 +131,29 @@ void inproc_queue_exit(struct inproc_queue *iq)
 	inproc_queue_free(iq);
 }
 
+void inproc_queue_set_buffers(struct inproc_queue *iq, void *bufs,
+			      size_t buf_size)
+{
+	if (iq->q.tgt->register_buffers &&
+	    vublk_ring_register_buffers(&iq->ring, iq->q.q_id, bufs,
+					iq->q.depth, buf_size)) {
+		iq->bufs = bufs;
+		iq->buf_size = buf_size;
+	}
+}
+
 void inproc_queue_start(struct inproc_queue *iq, unsigned tag,
 			const struct vublk_req *req)
 {
+	struct vublk_req reg;
 	int ret;
 
+	if (iq->bufs && req->buf == iq->bufs + tag * iq->buf_size) {
+		reg = *req;
+		reg.flags |= VUBLK_REQ_REG_BUF;
+		reg.buf_index = tag;
+		req = &reg;
+	}
 	iq->in_flight++;
 	ret = iq->q.tgt->ops->queue_io(&iq->q, tag, req);
 	if (ret != VUBLK_IO_QUEUED)

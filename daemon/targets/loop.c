@@ -105,6 +105,7 @@ static int loop_set_shape(struct vublk_tgt *t, struct loop_tgt *lt)
 	 * move it to and from the request's own pages, it may. */
 	t->zero_copy = be->ops->fixed_buffers;
 	t->dma_align_mask = be->mem_align > 1 ? be->mem_align - 1 : 0;
+	t->register_buffers = be->pins_buffers;	/* without zero copy */
 	return 0;
 }
 
@@ -270,7 +271,8 @@ const struct vublk_tgt_ops vublk_tgt_loop = {
 	.summary = "a file or block device as a block device",
 	.usage =
 		"  --direct           open the backing file with O_DIRECT (bypass the page cache;\n"
-		"                     the logical block size then defaults to 4096)\n"
+		"                     the logical block size then defaults to 4096; the request\n"
+		"                     buffers stay pinned, registered with io_uring)\n"
 		"  --block-size N     logical block size: 512 (default), 1024, 2048 or 4096\n"
 		"  --backend=file|pmem|nbd  how FILE is read and written: file (default: io_uring),\n"
 		"                     pmem (copies to and from a libpmem2 mapping; see -t pmem),\n"

@@ -755,6 +755,10 @@ static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
 			 .buf = io->data },
 		.end_io = verity_data_read_end,
 	};
+	if (io->data == req->buf) {	/* not a bounce buffer */
+		io->data_bio.req.flags = req->flags & VUBLK_REQ_REG_BUF;
+		io->data_bio.req.buf_index = req->buf_index;
+	}
 	io->pending++;
 	ret = vublk_backend_submit(vt->be, q, &io->data_bio);
 	if (ret != VUBLK_IO_QUEUED)

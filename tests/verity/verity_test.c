@@ -253,6 +253,8 @@ int vt_dev_open_io(struct vt_dev *d, const char *image,
 		d->tgt.ops->deinit(&d->tgt);
 		goto fail;
 	}
+	/* As the core does: registered where the target asks (--direct). */
+	inproc_queue_set_buffers(&d->iq, d->bufs, VT_MAX_IO);
 	d->ready = true;
 	return 0;
 fail:

@@ -98,6 +98,9 @@ int bench_run_open(struct bench_run *r, const struct bench_args *a,
 		err = r->bufs == MAP_FAILED ? -ENOMEM :
 		      inproc_queue_init(&r->iq, &r->tgt, 0, a->depth);
 		r->queue_ready = !err;
+		if (!err)
+			inproc_queue_set_buffers(&r->iq, r->bufs,
+						 a->io_size);
 		if (err)
 			bench_error("cannot set up the in-process queue: %s",
 				    strerror(-err));
