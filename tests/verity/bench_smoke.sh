@@ -33,7 +33,7 @@ old=$(od -An -tu1 -j 5000 -N1 "$dir/img" | tr -d ' ')
 printf "\\$(printf %03o $((old ^ 0xff)))" |
 	dd of="$dir/img" bs=1 seek=5000 conv=notrunc 2>/dev/null
 "$bench" verity "$dir/img" --bytes=6M >/dev/null 2>&1 && fail "a corrupt image benchmarked clean"
-for bad in "--depth=0" "--io-size=100" "--pattern=zigzag" "--seconds=1 --bytes=1M" \
+for bad in "--depth=0" "--io-size=100" "--io-size=513" "--pattern=zigzag" "--seconds=1 --bytes=1M" \
 	   "--verify-thread=maybe" "--bogus" "--direct=1" "--depth"; do
 	err=$("$bench" verity "$dir/img" $bad 2>&1 >/dev/null)
 	status=$?

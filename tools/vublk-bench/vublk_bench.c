@@ -224,6 +224,13 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 	case OPT_IO_SIZE:
 		if (bench_number("--io-size", arg, 512, BENCH_MAX_IO, &v))
 			return -EINVAL;
+		/* A request is whole sectors on any device: said before the
+		 * target is set up (the device's own block, later). */
+		if (v % 512) {
+			bench_error("bad --io-size value '%s': not a multiple of 512 bytes",
+				    arg);
+			return -EINVAL;
+		}
 		a->io_size = (uint32_t)v;
 		return 0;
 	case OPT_DEPTH:
