@@ -242,7 +242,7 @@ static int file_queue_init(struct vublk_backend *be, struct vublk_queue *q)
 
 static bool file_bio_is_rw(const struct vublk_bio *bio)
 {
-	return bio->req.op == VUBLK_OP_READ || bio->req.op == VUBLK_OP_WRITE;
+	return vublk_req_has_data(&bio->req);
 }
 
 static int file_submit(struct vublk_backend *be, struct vublk_queue *q,

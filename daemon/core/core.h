@@ -22,7 +22,7 @@ enum ublk_stat {
 	UBLK_STAT_READ, UBLK_STAT_WRITE, UBLK_STAT_FLUSH, UBLK_STAT_DISCARD,
 	UBLK_STAT_WRITE_ZEROES,
 	UBLK_STAT_READAHEAD, UBLK_STAT_FUA, UBLK_STAT_ERRORS,
-	UBLK_STAT_INVALID, UBLK_STAT_NR
+	UBLK_STAT_INVALID, UBLK_STAT_REG_BUF, UBLK_STAT_NR
 };
 
 extern const char *const ublk_stat_names[UBLK_STAT_NR];
@@ -37,7 +37,6 @@ struct ublk_queue_ctx {
 	size_t iods_size;
 	char *bufs;			/* depth x max_io_bytes, page aligned */
 	size_t bufs_size;
-	bool bufs_registered;		/* buffers 0..depth-1 of the ring */
 	/* Explicit zero copy: each request waiting for its buffer's
 	 * registration (depth entries), and which tags hold one. */
 	struct vublk_req *registering;

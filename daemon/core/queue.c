@@ -46,7 +46,7 @@ static unsigned ublk_ud_tag(uint64_t ud)
 
 const char *const ublk_stat_names[UBLK_STAT_NR] = {
 	"reads", "writes", "flushes", "discards", "write_zeroes",
-	"readahead", "fua", "errors", "invalid",
+	"readahead", "fua", "errors", "invalid", "registered_buffer_ios",
 };
 
 static size_t ublk_page_size(void)
@@ -183,6 +183,8 @@ static void ublk_queue_count(struct ublk_queue_ctx *qc,
 		ublk_stat_add(qc, UBLK_STAT_READAHEAD);
 	if (req->flags & VUBLK_REQ_FUA)
 		ublk_stat_add(qc, UBLK_STAT_FUA);
+	if (req->flags & VUBLK_REQ_REG_BUF)
+		ublk_stat_add(qc, UBLK_STAT_REG_BUF);
 }
 
 static void ublk_queue_to_target(struct ublk_queue_ctx *qc, unsigned tag,
@@ -217,16 +219,16 @@ static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 		req.buf_index = tag;
 	} else {
 		req.buf = ublk_queue_buf(qc, tag);
-		if (qc->bufs_registered) {
+		if (vublk_req_has_data(&req) &&
+		    vublk_ring_buffer_ready(&qc->ring, qc->pub.q_id, tag,
+					    req.len)) {
 			req.flags |= VUBLK_REQ_REG_BUF;
 			req.buf_index = tag;
 		}
 	}
 	ublk_queue_count(qc, &req);
 	qc->reqs_in_target++;
-	/* Only a READ or a WRITE has pages (ublk_rq_has_data()). */
-	if (ublk_server_explicit_buf_reg(srv) &&
-	    (req.op == VUBLK_OP_READ || req.op == VUBLK_OP_WRITE)) {
+	if (ublk_server_explicit_buf_reg(srv) && vublk_req_has_data(&req)) {
 		qc->registering[tag] = req;
 		ublk_queue_buf_cmd(qc, tag, true);
 		return;
@@ -404,11 +406,12 @@ static int ublk_queue_init_ring(struct ublk_queue_ctx *qc)
 	if (ret)
 		return ret;
 	if (!ublk_server_zero_copy(srv)) {
-		/* Our buffers: registered where the backend DMAs into them. */
+		/* Our buffers: registered where the backend DMAs into them;
+		 * the queue runs as well without. */
 		if (srv->tgt->register_buffers)
-			qc->bufs_registered = vublk_ring_register_buffers(
-				&qc->ring, qc->pub.q_id, qc->bufs,
-				qc->pub.depth, srv->limits.max_io_bytes);
+			vublk_ring_register_buffers(&qc->ring, qc->pub.q_id,
+						    qc->bufs, qc->pub.depth,
+						    srv->limits.max_io_bytes);
 		return 0;
 	}
 	/* Zero copy: an empty buffer table, one slot per tag, for the

@@ -61,31 +61,72 @@ void vublk_ring_exit(struct vublk_ring *r)
 	io_uring_queue_exit(&r->ring);
 	free(r->backlog);
 	r->backlog = NULL;
+	free(r->buf_registered);
+	r->buf_registered = NULL;
 }
 
-bool vublk_ring_register_buffers(struct vublk_ring *r, unsigned q_id,
-				 void *bufs, unsigned n, size_t size)
+int vublk_ring_register_buffers(struct vublk_ring *r, unsigned q_id,
+				void *bufs, unsigned n, size_t size)
 {
-	struct iovec *iov = calloc(n, sizeof(*iov));
-	int ret = -ENOMEM;
+	/* An empty table pins nothing (io_uring rsrc.c: a sparse slot). */
+	int ret = io_uring_register_buffers_sparse(&r->ring, n);
 
-	/*
-	 * One buffer per tag, not one for them all: io_uring takes at most
-	 * 1 GiB per buffer (rsrc.c: io_buffer_validate()), less than 4096
-	 * tags of 512 KiB.  Registering pins the pages, and charges them to
-	 * RLIMIT_MEMLOCK without CAP_IPC_LOCK (io_account_mem()).
-	 */
-	if (iov) {
-		for (unsigned i = 0; i < n; i++)
-			iov[i] = (struct iovec){ (char *)bufs + (size_t)i * size,
-						 size };
-		ret = io_uring_register_buffers(&r->ring, iov, n);
-		free(iov);
-	}
-	if (ret < 0)
-		vublk_info("queue %u: request buffers not registered with io_uring (%s): each direct I/O pins its pages",
+	r->buf_registered = ret ? NULL : calloc(n, sizeof(*r->buf_registered));
+	if (!ret && !r->buf_registered)
+		ret = -ENOMEM;
+	if (ret) {
+		vublk_info("queue %u: no io_uring table for its request buffers (%s): each direct I/O pins its pages",
 			   q_id, strerror(-ret));
-	return ret == 0;
+		return ret;
+	}
+	r->bufs = bufs;
+	r->buf_size = size;
+	r->nr_bufs = n;
+	return 0;
+}
+
+/* What to register for a request of len bytes: len rounded up to a power
+ * of two, from 64 KiB to the whole buffer, so that a tag's buffer grows
+ * at most a few times. */
+static size_t vublk_ring_buffer_span(const struct vublk_ring *r, uint32_t len)
+{
+	size_t span = 64 * 1024;
+
+	while (span < len)
+		span *= 2;
+	return span < r->buf_size ? span : r->buf_size;
+}
+
+bool vublk_ring_buffer_ready(struct vublk_ring *r, unsigned q_id,
+			     unsigned tag, uint32_t len)
+{
+	struct iovec iov;
+	int ret;
+
+	if (!r->buf_registered || tag >= r->nr_bufs || len > r->buf_size)
+		return false;
+	if (r->buf_registered[tag] >= len)
+		return true;
+	if (r->bufs_refused)
+		return false;
+	/*
+	 * The tag's request is its only one, so nothing in flight uses the
+	 * slot being replaced.  The pages count against RLIMIT_MEMLOCK
+	 * without CAP_IPC_LOCK (io_account_mem()): past it, say so once and
+	 * keep what is registered.
+	 */
+	iov = (struct iovec){ r->bufs + (size_t)tag * r->buf_size,
+			      vublk_ring_buffer_span(r, len) };
+	ret = io_uring_register_buffers_update_tag(&r->ring, tag, &iov, NULL,
+						   1);
+	if (ret < 0) {
+		vublk_info("queue %u: cannot register a request buffer of %zu bytes with io_uring (%s): direct I/O pins its pages itself from now on (raise RLIMIT_MEMLOCK, LimitMEMLOCK= in a unit, to register them)",
+			   q_id, iov.iov_len, strerror(-ret));
+		r->bufs_refused = true;
+		return false;
+	}
+	r->buf_registered[tag] = (uint32_t)iov.iov_len;
+	return true;
 }
 
 /* A backlog slot, zeroed as a ring SQE's fields are by the prep helpers. */

@@ -87,8 +87,7 @@ static inline int vublk_bio_result(const struct vublk_bio *bio, int err)
 {
 	if (err)
 		return err;
-	return bio->req.op == VUBLK_OP_READ || bio->req.op == VUBLK_OP_WRITE ?
-	       (int)bio->req.len : 0;
+	return vublk_req_has_data(&bio->req) ? (int)bio->req.len : 0;
 }
 
 /* How to open a store (struct vublk_backend_open.flags). */

@@ -42,6 +42,14 @@ struct vublk_ring {
 	 * files[i] is fixed file i. */
 	int files[VUBLK_RING_MAX_FILES];
 	unsigned nr_files;
+	/* Request buffers registered as requests need them
+	 * (vublk_ring_register_buffers()): per tag, the bytes registered
+	 * from bufs + tag * buf_size (0: none); NULL without a table. */
+	char *bufs;
+	size_t buf_size;
+	unsigned nr_bufs;
+	uint32_t *buf_registered;
+	bool bufs_refused;	/* a registration failed: no more tries */
 };
 
 /* SQEs a request is expected to use at once: the ring's sizing, not a
@@ -58,14 +66,26 @@ int vublk_ring_init(struct vublk_ring *r, unsigned q_id, unsigned depth);
 void vublk_ring_exit(struct vublk_ring *r);
 
 /*
- * The request buffers of a queue whose target asked (register_buffers),
- * n of size bytes from bufs, as buffers 0..n-1 of the ring (tag t's
- * buffer is buffer t).  True when registered; false after an info line
- * (the rlimit on locked memory of an unprivileged server, say): the
- * queue then runs as well, its I/O pinning the pages itself.
+ * The request buffers of a queue whose target asked (register_buffers):
+ * n tags' buffers of size bytes from bufs.  Sets up an empty table of n
+ * slots, which pins nothing; a tag's buffer becomes slot tag the first
+ * time a request needs it (vublk_ring_buffer_ready()).  0, or -errno
+ * after an info line: the queue then runs without, its I/O pinning the
+ * pages itself.
  */
-bool vublk_ring_register_buffers(struct vublk_ring *r, unsigned q_id,
-				 void *bufs, unsigned n, size_t size);
+int vublk_ring_register_buffers(struct vublk_ring *r, unsigned q_id,
+				void *bufs, unsigned n, size_t size);
+
+/*
+ * Whether tag's buffer is registered for a request of len bytes,
+ * registering it now if it is not: len rounded up to a power of two,
+ * from 64 KiB to the whole buffer, so that what stays pinned is about
+ * what requests touch anyway.  False without a table, and once
+ * registering failed (said once; the slots registered stay in use).
+ * On the queue's thread, for a request of that tag.
+ */
+bool vublk_ring_buffer_ready(struct vublk_ring *r, unsigned q_id,
+			     unsigned tag, uint32_t len);
 
 struct io_uring_sqe *vublk_ring_get_sqe(struct vublk_ring *r);
 

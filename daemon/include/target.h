@@ -88,6 +88,12 @@ struct vublk_req {
 	void *buf;		/* len bytes, page aligned; READ fills, WRITE reads */
 };
 
+/* Only a READ or a WRITE has pages (ublk_drv.c: ublk_rq_has_data()). */
+static inline bool vublk_req_has_data(const struct vublk_req *req)
+{
+	return req->op == VUBLK_OP_READ || req->op == VUBLK_OP_WRITE;
+}
+
 struct vublk_tgt_ops;
 struct vublk_backend;
 struct vublk_server;
@@ -123,8 +129,8 @@ struct vublk_tgt {
 	uint32_t dma_align_mask;
 	/* Where requests come in our buffers: the backend DMAs into them
 	 * (O_DIRECT, be->pins_buffers), so the core registers them with the
-	 * queue's io_uring once, pinned for the queue's life (depth x
-	 * max_io_bytes), and its requests come VUBLK_REQ_REG_BUF. */
+	 * queue's io_uring as requests need them (pinned until the queue
+	 * ends), and its READs and WRITEs come VUBLK_REQ_REG_BUF. */
 	bool register_buffers;
 	/* The store the target reads and writes through, if it has one
 	 * (for vublk-bench, which measures under the target). */

@@ -134,12 +134,21 @@ void inproc_queue_exit(struct inproc_queue *iq)
 void inproc_queue_set_buffers(struct inproc_queue *iq, void *bufs,
 			      size_t buf_size)
 {
-	if (iq->q.tgt->register_buffers &&
-	    vublk_ring_register_buffers(&iq->ring, iq->q.q_id, bufs,
-					iq->q.depth, buf_size)) {
-		iq->bufs = bufs;
-		iq->buf_size = buf_size;
-	}
+	if (iq->q.tgt->register_buffers)
+		vublk_ring_register_buffers(&iq->ring, iq->q.q_id, bufs,
+					    iq->q.depth, buf_size);
+}
+
+/* req in its tag's buffer, registered (as core/queue.c dispatches). */
+static bool inproc_in_registered_buffer(struct inproc_queue *iq,
+					unsigned tag,
+					const struct vublk_req *req)
+{
+	struct vublk_ring *r = &iq->ring;
+
+	return r->bufs && req->buf == r->bufs + tag * r->buf_size &&
+	       vublk_req_has_data(req) &&
+	       vublk_ring_buffer_ready(r, iq->q.q_id, tag, req->len);
 }
 
 void inproc_queue_start(struct inproc_queue *iq, unsigned tag,
@@ -148,7 +157,7 @@ void inproc_queue_start(struct inproc_queue *iq, unsigned tag,
 	struct vublk_req reg;
 	int ret;
 
-	if (iq->bufs && req->buf == iq->bufs + tag * iq->buf_size) {
+	if (inproc_in_registered_buffer(iq, tag, req)) {
 		reg = *req;
 		reg.flags |= VUBLK_REQ_REG_BUF;
 		reg.buf_index = tag;

@@ -25,9 +25,6 @@ struct inproc_queue {
 	int *res;			/* per tag: the last completion result */
 	unsigned *completions;		/* per tag: vublk_complete_io calls */
 	unsigned in_flight;		/* requests started, not completed */
-	/* inproc_queue_set_buffers(): the tags' buffers, if registered. */
-	char *bufs;
-	size_t buf_size;
 	/* Tags completed since the last inproc_queue_pop(), in order. */
 	unsigned *done_fifo;
 	unsigned done_head, done_count;
@@ -46,10 +43,9 @@ void inproc_queue_exit(struct inproc_queue *iq);
 
 /*
  * The caller's request buffers: tag t's is buf_size bytes at bufs + t *
- * buf_size.  Registered with the ring where the target asks
- * (register_buffers), as the core's are; a request whose buf is its
- * tag's buffer then comes VUBLK_REQ_REG_BUF.  They must outlive the
- * queue.
+ * buf_size.  Registered with the ring as the core's are, where the
+ * target asks (register_buffers): a READ or WRITE whose buf is its tag's
+ * buffer then comes VUBLK_REQ_REG_BUF.  They must outlive the queue.
  */
 void inproc_queue_set_buffers(struct inproc_queue *iq, void *bufs,
 			      size_t buf_size);

@@ -271,8 +271,8 @@ const struct vublk_tgt_ops vublk_tgt_loop = {
 	.summary = "a file or block device as a block device",
 	.usage =
 		"  --direct           open the backing file with O_DIRECT (bypass the page cache;\n"
-		"                     the logical block size then defaults to 4096; the request\n"
-		"                     buffers stay pinned, registered with io_uring)\n"
+		"                     the logical block size then defaults to 4096; request\n"
+		"                     buffers are registered with io_uring as used, and pinned)\n"
 		"  --block-size N     logical block size: 512 (default), 1024, 2048 or 4096\n"
 		"  --backend=file|pmem|nbd  how FILE is read and written: file (default: io_uring),\n"
 		"                     pmem (copies to and from a libpmem2 mapping; see -t pmem),\n"

@@ -236,6 +236,8 @@ static int verity_set_shape(struct vublk_tgt *t, struct verity_tgt *vt)
 	vt->verify_thread = vt->verify_thread_opt == VERITY_THREAD_ON ||
 			    (vt->verify_thread_opt == VERITY_THREAD_AUTO &&
 			     vt->be->remote);
+	/* The image's or, with --f2fs-file, the remap's, which has its
+	 * image's and passes the flag on to it. */
 	t->register_buffers = vt->be->pins_buffers;
 	t->volatile_cache = false;
 	t->discard = false;
@@ -424,8 +426,8 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     for an NBD image, off for a local one (where the\n"
 		"                     hand-off per batch only costs)\n"
 		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks;\n"
-		"                     --backend=file only; the request buffers stay pinned,\n"
-		"                     registered with io_uring)\n"
+		"                     --backend=file only; request buffers are registered\n"
+		"                     with io_uring as used, and pinned)\n"
 		"  --backend=file|pmem|nbd  how the image is read: file (default: io_uring\n"
 		"                     reads), pmem (copies out of a libpmem2 mapping of IMAGE,\n"
 		"                     best on a -o dax filesystem; a fault fails the read with\n"

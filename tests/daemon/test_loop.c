@@ -364,18 +364,23 @@ static void test_registered_buffers(void)
 	bufs = mmap(NULL, (size_t)DEPTH * BUF, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(bufs != MAP_FAILED && want, "no memory");
+	if (bufs == MAP_FAILED || !want)
+		goto out;
 	ret = inproc_queue_init(&fq, &t, 0, DEPTH);
 	CHECK(ret == 0, "--direct queue init returned %d", ret);
-	if (ret || bufs == MAP_FAILED || !want)
+	if (ret)
 		goto out;
 	inproc_queue_set_buffers(&fq, bufs, BUF);
-	CHECK(fq.bufs == bufs, "--direct: request buffers not registered");
+	CHECK(fq.ring.bufs == bufs, "--direct: no table for the request buffers");
 
 	req = (struct vublk_req){ .op = VUBLK_OP_READ, .offset = 4096,
 				  .len = BUF, .buf = bufs + 3 * BUF };
 	ret = inproc_queue_run(&fq, 3, &req);
 	CHECK(ret == BUF && file_equals(4096, bufs + 3 * BUF, BUF),
 	      "read into a registered buffer: %d, or data differs", ret);
+	CHECK(fq.ring.buf_registered[3] == BUF,
+	      "tag 3's buffer: %u bytes registered after a read of %u",
+	      fq.ring.buf_registered[3], BUF);
 	fill(bufs + 5 * BUF, 8192, 11);
 	memcpy(want, bufs + 5 * BUF, 8192);
 	req = (struct vublk_req){ .op = VUBLK_OP_WRITE, .flags = VUBLK_REQ_FUA,
@@ -384,15 +389,21 @@ static void test_registered_buffers(void)
 	ret = inproc_queue_run(&fq, 5, &req);
 	CHECK(ret == 8192 && file_equals(8192, want, 8192),
 	      "FUA write from a registered buffer: %d, or not in the file", ret);
-	/* Proof that the data went through buffer buf_index: an address
-	 * outside it is refused by io_uring (rsrc.c: io_import_fixed()). */
+	CHECK(fq.ring.buf_registered[5] == BUF && !fq.ring.buf_registered[0],
+	      "registered: tag 5 %u bytes after a write, unused tag 0 %u",
+	      fq.ring.buf_registered[5], fq.ring.buf_registered[0]);
+	/* Proof that the data went through buffer buf_index: a range that
+	 * runs past its end is refused by io_uring (rsrc.c:
+	 * io_import_fixed()), where a plain read would work. */
 	req = (struct vublk_req){ .op = VUBLK_OP_READ, .flags = VUBLK_REQ_REG_BUF,
-				  .buf_index = 0, .offset = 0, .len = 4096,
-				  .buf = bufs + BUF };
+				  .buf_index = 3, .offset = 0, .len = 8192,
+				  .buf = bufs + 4 * BUF - 4096 };
 	ret = inproc_queue_run(&fq, 0, &req);
-	CHECK(ret == -EFAULT, "a read outside registered buffer 0 returned %d, not EFAULT",
+	CHECK(ret == -EFAULT, "a read past registered buffer 3 returned %d, not EFAULT",
 	      ret);
 	test_rw(&fq);		/* buffers of no tag: not registered */
+	CHECK(!fq.ring.buf_registered[0] && !fq.ring.buf_registered[1],
+	      "buffers of no tag were registered");
 	inproc_queue_exit(&fq);
 out:
 	vublk_tgt_loop.deinit(&t);

@@ -799,17 +799,27 @@ static void test_direct(const struct vt_image *img)
 	      img->path);
 	if (!d.ready)
 		return;
-	CHECK(d.iq.bufs == (char *)d.bufs, "--direct: request buffers not registered");
+	CHECK(d.iq.ring.bufs == (char *)d.bufs,
+	      "--direct: no table for the request buffers");
 	for (off = 0; off + 131072 <= img->data_size; off += 131072)
 		bad += !vt_read_ok(&d, img, off, 131072, VUBLK_REQ_READAHEAD);
 	bad += !vt_read_ok(&d, img, img->data_size - bs, bs, 0);
 	CHECK(bad == 0, "--direct: %llu reads wrong", (unsigned long long)bad);
-	/* Through buffer buf_index indeed: io_uring refuses an address
-	 * outside it (rsrc.c: io_import_fixed()). */
-	res = inproc_queue_run(&d.iq, 0, &(struct vublk_req){
+	/* Registered as far as requests went (128 KiB), then grown. */
+	CHECK(d.iq.ring.buf_registered[0] == 131072,
+	      "--direct: %u bytes of tag 0's buffer registered, not 131072",
+	      d.iq.ring.buf_registered[0]);
+	bad = !vt_read_ok(&d, img, 0, 3 * 65536, VUBLK_REQ_READAHEAD);
+	CHECK(!bad && d.iq.ring.buf_registered[0] == 262144,
+	      "--direct: a 192 KiB read: %s, %u bytes registered, not 262144",
+	      bad ? "wrong" : "right", d.iq.ring.buf_registered[0]);
+	/* Through buffer buf_index indeed: io_uring refuses a range past
+	 * its end (rsrc.c: io_import_fixed()). */
+	res = inproc_queue_run(&d.iq, 1, &(struct vublk_req){
 		.op = VUBLK_OP_READ, .flags = VUBLK_REQ_REG_BUF,
-		.buf_index = 0, .len = bs, .buf = vt_dev_buf(&d, 1) });
-	CHECK(res < 0, "--direct: a read outside registered buffer 0 returned %d",
+		.buf_index = 0, .len = 2 * bs,
+		.buf = vt_dev_buf(&d, 0) + 262144 - bs });
+	CHECK(res < 0, "--direct: a read past registered buffer 0 returned %d",
 	      res);
 	vt_dev_close(&d);
 

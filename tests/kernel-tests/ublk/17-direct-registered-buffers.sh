@@ -1,59 +1,76 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# --direct (an O_DIRECT backing file): each queue's request buffers are
-# registered with its io_uring once, so the backing reads and writes
-# (READ_FIXED/WRITE_FIXED) pin no pages of their own: the rings' fdinfo
-# lists queues x depth buffers.  fio's verification on a loop device that
-# copies (--zero-copy=off) and a read of a whole verity device come out
-# right through them.  Without --direct none is registered: the buffers
-# stay backed only where they were touched.
+# --direct (an O_DIRECT backing file): the request buffers are registered
+# with each queue's io_uring as requests need them, so the backing reads
+# and writes (READ_FIXED/WRITE_FIXED) pin no pages of their own.  fio's
+# verification on a loop device that copies (--zero-copy=off) and a read
+# of a whole verity device come out right through them; the device counts
+# those requests (registered_buffer_ios) and the rings' fdinfo lists the
+# buffers, at most one per tag, each as large as its requests needed
+# rounded up to a power of two (64 KiB to 1 MiB).  Without --direct none
+# is registered.
 . "$(dirname "$0")/lib.sh"
-need_cmd fio cmp
+need_cmd fio cmp python3
 
 VV=$VUBLK_BUILD/tools/vublk-verity/vublk-verity
-want=$((2 * 16))	# -q 2 -d 16
 
-# registered_bufs ID: the buffers device ID's server registered with its
-# io_urings ("N: 0xADDRESS/LENGTH" under UserBufs in their fdinfo; an
-# empty zero-copy slot is "<none>" or 0x0/0).  The kernel lists them only
-# when it gets the ring's lock at once: a few tries.
+# registered_bufs ID: "COUNT ODD" of the buffers device ID's server
+# registered with its io_urings ("N: 0xADDRESS/LENGTH" under UserBufs in
+# their fdinfo; an empty slot is "<none>", 0x0/0, or on 6.12 the dummy
+# 0xffffffffffffffff/4294967295), ODD those whose
+# length is not a power of two from 64 KiB to 1 MiB.  The kernel lists
+# them only when it gets the ring's lock at once: a few tries.
 registered_bufs() {
-	local pid f n try
+	local pid f try out
 	pid=$(server_pid "$1")
 	for try in 1 2 3 4 5; do
-		n=0
-		for f in /proc/"$pid"/fd/*; do
-			[ "$(readlink "$f")" = "anon_inode:[io_uring]" ] || continue
-			n=$((n + $(grep -cE '^ *[0-9]+: 0x[0-9a-f]*[1-9a-f][0-9a-f]*/[1-9]' \
-				"/proc/$pid/fdinfo/${f##*/}")))
-		done
-		[ $n -ge $want ] && break
+		out=$(for f in /proc/"$pid"/fd/*; do
+			[ "$(readlink "$f")" = "anon_inode:[io_uring]" ] &&
+				cat "/proc/$pid/fdinfo/${f##*/}"
+		done | sed -n 's|^ *[0-9]*: \(0x[0-9a-f]*\)/\([0-9]*\)$|\1 \2|p' |
+			awk '$1 == "0x0" || $1 == "0xffffffffffffffff" {next}
+			     {n++} !($2 ~ /^(65536|131072|262144|524288|1048576)$/) {odd++}
+			     END {print n+0, odd+0}')
+		[ "${out% *}" -gt 0 ] && break
 		sleep 0.2
 	done
-	echo $n
+	echo "$out"
+}
+
+# check_registered ID WHAT: device ID served requests through registered
+# buffers, at most one per tag, each of a length the server registers.
+check_registered() {
+	local tags ios bufs
+	tags=$(($(device_field "$1" 'd["queues"]') * $(device_field "$1" 'd["depth"]')))
+	ios=$(device_counter "$1" registered_buffer_ios)
+	bufs=$(registered_bufs "$1")
+	[ "${ios:-0}" -gt 0 ] || fail "$2: no request came through a registered buffer"
+	[ "${bufs% *}" -ge 1 ] && [ "${bufs% *}" -le "$tags" ] ||
+		fail "$2: ${bufs% *} buffers registered for $tags tags"
+	[ "${bufs#* }" = 0 ] || fail "$2: ${bufs#* } buffers registered at a length not a power of two from 64 KiB to 1 MiB"
+	say "$2: $ios requests through ${bufs% *} registered buffers"
 }
 
 truncate -s 128M "$T/disk.img"
 vublk_add -t loop -f "$T/disk.img" --direct --zero-copy=off -q 2 -d 16
-n=$(registered_bufs "$ID")
-[ "$n" -eq $want ] || fail "loop --direct: $n request buffers registered, not $want"
 fio --name=direct --filename="$DEV" --ioengine=io_uring --iodepth=16 \
-	--rw=randwrite --bsrange=4k-256k --size=32M --verify=crc32c \
+	--rw=randwrite --bsrange=4k-128k --size=32M --verify=crc32c \
 	--verify_fatal=1 --do_verify=1 --randrepeat=0 --output="$T/fio.out" ||
 	fail "fio on loop --direct failed: $(cat "$T/fio.out")"
 grep -q "err= 0" "$T/fio.out" || fail "fio on loop --direct reported errors"
+check_registered "$ID" "loop --direct"
 "$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
 
 head -c 64M /dev/urandom >"$T/data"
 cp "$T/data" "$T/verity.img"
 digest=$("$VV" format "$T/verity.img") || fail "vublk-verity format"
 vublk_add -t verity -f "$T/verity.img" --digest="${digest%% *}" --direct -q 2 -d 16
-n=$(registered_bufs "$ID")
-[ "$n" -eq $want ] || fail "verity --direct: $n request buffers registered, not $want"
 cmp "$DEV" "$T/data" || fail "verity --direct: the device reads other bytes than the image's data"
+check_registered "$ID" "verity --direct"
 "$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
 
 vublk_add -t loop -f "$T/disk.img" -q 2 -d 16
-n=$(registered_bufs "$ID")
-[ "$n" -eq 0 ] || fail "loop without --direct: $n request buffers registered"
-say "PASS (--direct: $want request buffers registered, fio verify and a verity read through them)"
+dd if="$DEV" of=/dev/null bs=64k count=64 iflag=direct 2>/dev/null || fail "reading $DEV"
+ios=$(device_counter "$ID" registered_buffer_ios)
+[ "${ios:-x}" = 0 ] || fail "loop without --direct: ${ios:-no} requests counted through registered buffers"
+say "PASS"
