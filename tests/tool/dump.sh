@@ -91,4 +91,15 @@ grep -qx "  file digest: *$digest" dump.txt || fail "text dump: file digest"
 grep -qx "  salt: *0badc0ffee" dump.txt || fail "text dump: salt"
 grep -qE "^  level [0-9]+: 1 blocks at offset $tree_pos, 1024 bytes$" dump.txt ||
 	fail "text dump: top level"
+# A name that is not UTF-8 (f2fs names are any bytes): the JSON stays
+# UTF-8, each stray byte U+FFFD, well-formed characters kept.
+ODD=$(printf 'n-\xff-\xc3\xa9-\xed\xa0\x80-\xf0\x9f\x98\x80-\xc3')
+cp "$IMG" "$ODD"
+"$VV" dump --json "$ODD" >odd.json
+"$PYTHON" - odd.json <<'EOF' || fail "dump --json of a name that is not UTF-8"
+import json, sys
+got = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["image"]
+want = "n-\ufffd-\u00e9-\ufffd\ufffd\ufffd-\U0001f600-\ufffd"
+sys.exit(0 if got == want else f"image is {got!r}, want {want!r}")
+EOF
 echo "dump: JSON and text agree with fsverity's descriptor and tree"

@@ -205,7 +205,9 @@ bool vv_parse_size(const char *opt, const char *arg, uint64_t *out);
 /* -j/--jobs N: 1..1024 threads; false after an error line. */
 bool vv_parse_jobs(const char *arg, unsigned *threads);
 
-/* A JSON string: quoted, with '"', '\\' and control characters escaped. */
+/* A JSON string: quoted, with '"', '\\' and control characters escaped,
+ * and each byte that is not part of well-formed UTF-8 (a file name can
+ * be any bytes) as U+FFFD; the text outputs keep the bytes. */
 void vv_print_json_string(const char *s);
 
 /* bin_len bytes to lower-case hex, NUL-terminated (2 * bin_len + 1). */
