@@ -24,6 +24,8 @@ static const char *const sig_error_text[] = {
 		"signature larger than 16128 bytes, the most fs-verity stores after a descriptor",
 	[SIG_E_FILE_TOO_LARGE - SIG_E_NOT_KEY] =
 		"file larger than 1 MiB: not a certificate",
+	[SIG_E_EMPTY - SIG_E_NOT_KEY] =
+		"empty: the file holds no signature (a FIFO reads empty until its writer has opened it)",
 	[SIG_E_NO_TRUST - SIG_E_NOT_KEY] =
 		"a signature must be checked but no trusted certificate was given",
 	[SIG_E_REQUIRED - SIG_E_NOT_KEY] =

@@ -59,5 +59,14 @@ int sig_read_whole(const char *path, size_t max, int too_large,
 
 int sig_read_file(const char *path, uint8_t **buf, size_t *len)
 {
-	return sig_read_whole(path, SIG_MAX_SIZE, SIG_E_TOO_LARGE, buf, len);
+	int err = sig_read_whole(path, SIG_MAX_SIZE, SIG_E_TOO_LARGE, buf,
+				 len);
+
+	/* Said as such: parsed, nothing reads as "malformed". */
+	if (!err && !*len) {
+		free(*buf);
+		*buf = NULL;
+		err = SIG_E_EMPTY;
+	}
+	return err;
 }

@@ -71,6 +71,7 @@ enum sig_error {
 	SIG_E_KEY_MISMATCH,	/* the private key is not the certificate's */
 	SIG_E_TOO_LARGE,	/* over SIG_MAX_SIZE (kernel: EMSGSIZE) */
 	SIG_E_FILE_TOO_LARGE,	/* a certificate file over 1 MiB */
+	SIG_E_EMPTY,		/* a signature file with nothing in it */
 	/* What was asked for (sig_check()). */
 	SIG_E_NO_TRUST,		/* a signature to check, no certificate */
 	SIG_E_REQUIRED,		/* unsigned; a signature is required
@@ -184,7 +185,7 @@ int sig_sign(unsigned hash_alg, const uint8_t *digest, const char *key_path,
 
 /*
  * A signature file (--signature): at most SIG_MAX_SIZE bytes, else
- * SIG_E_TOO_LARGE.  *buf is malloc'd.
+ * SIG_E_TOO_LARGE; none is SIG_E_EMPTY.  *buf is malloc'd.
  */
 int sig_read_file(const char *path, uint8_t **buf, size_t *len);
 

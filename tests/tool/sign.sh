@@ -126,6 +126,14 @@ expect_error 2 "invalid --signature 'big.sig': signature larger than 16128 bytes
 	"$VV" verify img --trusted-cert="$CERT" --signature=big.sig
 expect_error 2 "invalid --signature 'missing': No such file" \
 	"$VV" verify img --trusted-cert="$CERT" --signature=missing
+# Nothing to read is said as such, not parsed as "malformed"; a FIFO
+# whose writer is not there yet is not waited for.
+: >empty.sig
+mkfifo nowriter.sig
+for f in empty.sig /dev/null nowriter.sig; do
+	expect_error 2 "invalid --signature '$f': empty: the file holds no signature" \
+		timeout 10 "$VV" verify img --trusted-cert="$CERT" --signature=$f
+done
 expect_error 2 "invalid --trusted-cert 'text.sig': not an X.509 certificate" \
 	"$VV" verify img --trusted-cert=text.sig
 expect_error 2 "invalid --trusted-cert '$KEY': not an X.509 certificate" \
