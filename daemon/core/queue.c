@@ -48,6 +48,8 @@ const char *const ublk_stat_names[UBLK_STAT_NR] = {
 	"reads", "writes", "flushes", "discards", "write_zeroes",
 	"readahead", "fua", "errors", "invalid", "registered_buffer_ios",
 };
+_Static_assert(sizeof(ublk_stat_names) / sizeof(ublk_stat_names[0]) ==
+	       UBLK_STAT_NR, "a name for every counter");
 
 static size_t ublk_page_size(void)
 {

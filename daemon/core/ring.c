@@ -110,18 +110,23 @@ bool vublk_ring_buffer_ready(struct vublk_ring *r, unsigned q_id,
 	if (r->bufs_refused)
 		return false;
 	/*
-	 * The tag's request is its only one, so nothing in flight uses the
-	 * slot being replaced.  The pages count against RLIMIT_MEMLOCK
-	 * without CAP_IPC_LOCK (io_account_mem()): past it, say so once and
-	 * keep what is registered.
+	 * Replacing slot tag is safe: a tag's request is its only one, and
+	 * no target ends one before its backend I/O has (so nothing in
+	 * flight uses the slot); were one still queued, io_uring holds the
+	 * old buffer for a request that looked it up, and one that did not
+	 * finds the same start, only longer (a slot grows, never moves).
+	 * The pages count against RLIMIT_MEMLOCK without CAP_IPC_LOCK
+	 * (io_account_mem()).  A failure is said once per queue; the slots
+	 * registered stay in use.
 	 */
 	iov = (struct iovec){ r->bufs + (size_t)tag * r->buf_size,
 			      vublk_ring_buffer_span(r, len) };
 	ret = io_uring_register_buffers_update_tag(&r->ring, tag, &iov, NULL,
 						   1);
 	if (ret < 0) {
-		vublk_info("queue %u: cannot register a request buffer of %zu bytes with io_uring (%s): direct I/O pins its pages itself from now on (raise RLIMIT_MEMLOCK, LimitMEMLOCK= in a unit, to register them)",
-			   q_id, iov.iov_len, strerror(-ret));
+		vublk_info("queue %u: cannot register a request buffer of %zu bytes with io_uring (%s): direct I/O pins its pages itself from now on%s",
+			   q_id, iov.iov_len, strerror(-ret),
+			   ret == -ENOMEM ? " (raise RLIMIT_MEMLOCK, LimitMEMLOCK= in a unit, to register them)" : "");
 		r->bufs_refused = true;
 		return false;
 	}

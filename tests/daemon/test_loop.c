@@ -378,6 +378,12 @@ static void test_registered_buffers(void)
 	ret = inproc_queue_run(&fq, 3, &req);
 	CHECK(ret == BUF && file_equals(4096, bufs + 3 * BUF, BUF),
 	      "read into a registered buffer: %d, or data differs", ret);
+	/* Refused (an unprivileged run under a low RLIMIT_MEMLOCK): the
+	 * data still moves, unregistered; the rest is not for this run. */
+	if (fq.ring.bufs_refused) {
+		printf("# request buffers not registered (RLIMIT_MEMLOCK?): their checks skipped\n");
+		goto done;
+	}
 	CHECK(fq.ring.buf_registered[3] == BUF,
 	      "tag 3's buffer: %u bytes registered after a read of %u",
 	      fq.ring.buf_registered[3], BUF);
@@ -401,6 +407,7 @@ static void test_registered_buffers(void)
 	ret = inproc_queue_run(&fq, 0, &req);
 	CHECK(ret == -EFAULT, "a read past registered buffer 3 returned %d, not EFAULT",
 	      ret);
+done:
 	test_rw(&fq);		/* buffers of no tag: not registered */
 	CHECK(!fq.ring.buf_registered[0] && !fq.ring.buf_registered[1],
 	      "buffers of no tag were registered");

@@ -805,7 +805,13 @@ static void test_direct(const struct vt_image *img)
 		bad += !vt_read_ok(&d, img, off, 131072, VUBLK_REQ_READAHEAD);
 	bad += !vt_read_ok(&d, img, img->data_size - bs, bs, 0);
 	CHECK(bad == 0, "--direct: %llu reads wrong", (unsigned long long)bad);
-	/* Registered as far as requests went (128 KiB), then grown. */
+	/* Registered as far as requests went (128 KiB), then grown; unless
+	 * refused (an unprivileged run under a low RLIMIT_MEMLOCK). */
+	if (d.iq.ring.bufs_refused) {
+		printf("# request buffers not registered (RLIMIT_MEMLOCK?): their checks skipped\n");
+		vt_dev_close(&d);
+		return;
+	}
 	CHECK(d.iq.ring.buf_registered[0] == 131072,
 	      "--direct: %u bytes of tag 0's buffer registered, not 131072",
 	      d.iq.ring.buf_registered[0]);
