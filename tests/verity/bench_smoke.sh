@@ -27,6 +27,24 @@ for vt in on off; do
 	grep -q "^verified read: .* 0 errors)" <<<"$out" || fail "--verify-thread=$vt: $out"
 	grep -qx "verify thread: *$vt" <<<"$out" || fail "--verify-thread=$vt not taken: $out"
 done
+# --rounds: a line per round, then the medians of the rounds' measures.
+out=$("$bench" verity "$dir/img" --rounds=4 --bytes=6M 2>/dev/null) ||
+	fail "--rounds=4: exit status $?: $out"
+[ "$(grep -c '^round [1-4]: MB/s per CPU second: verified ' <<<"$out")" = 4 ] ||
+	fail "--rounds=4: not 4 round lines: $out"
+grep -q "^verified read: .* per CPU second (medians of 4 rounds of 6291456 bytes, 0 errors)" <<<"$out" ||
+	fail "--rounds=4: no medians: $out"
+# The verified rate and the hashing ratio reported are the medians of
+# the rounds' own (4 rounds: the mean of the middle two), to within the
+# rounding of the digits printed.
+middle2() { sort -g | sed -n '2,3p' | awk '{ s += $1 } END { print s / 2 }'; }
+rate=$(awk '/^round/ { print $8 + 0 }' <<<"$out" | middle2)
+ratio=$(sed -n 's/^round.* hashing \([0-9.]*\),.*/\1/p' <<<"$out" | middle2)
+awk -v r="$rate" -v h="$ratio" '
+	function off(a, b) { return a > b ? a - b : b - a }
+	/^verified read:/ { gr = $6 } /^ratio, hashing:/ { gh = $5 }
+	END { exit !(r > 0 && off(r, gr) <= 0.11 && off(h, gh) <= 0.006) }' <<<"$out" ||
+	fail "--rounds=4: medians $rate, $ratio; reported: $out"
 # A tampered image: the run reports errors and fails.
 # (flip the byte: writing a fixed value would change nothing 1 time in 256)
 old=$(od -An -tu1 -j 5000 -N1 "$dir/img" | tr -d ' ')
@@ -34,7 +52,7 @@ printf "\\$(printf %03o $((old ^ 0xff)))" |
 	dd of="$dir/img" bs=1 seek=5000 conv=notrunc 2>/dev/null
 "$bench" verity "$dir/img" --bytes=6M >/dev/null 2>&1 && fail "a corrupt image benchmarked clean"
 for bad in "--depth=0" "--io-size=100" "--io-size=513" "--pattern=zigzag" "--seconds=1 --bytes=1M" \
-	   "--verify-thread=maybe" "--bogus" "--direct=1" "--depth"; do
+	   "--verify-thread=maybe" "--bogus" "--direct=1" "--depth" "--rounds=0" "--rounds=x"; do
 	err=$("$bench" verity "$dir/img" $bad 2>&1 >/dev/null)
 	status=$?
 	[ $status = 2 ] || fail "$bad: exit status $status, expected 2"
@@ -53,6 +71,8 @@ err=$("$bench" nbd "$dir/img" 2>&1 >/dev/null)
 [ $? = 2 ] && [[ $err == *"is not an NBD URI"* ]] || fail "nbd FILE: $err"
 err=$("$bench" verity nbd+unix:///?socket=/nowhere 2>&1 >/dev/null)
 [ $? = 2 ] && [[ $err == *"is an NBD URI"* ]] || fail "verity URI: $err"
+err=$("$bench" nbd nbd+unix:///?socket=/nowhere --rounds=3 2>&1 >/dev/null)
+[ $? = 2 ] && [[ $err == *"--rounds"*"not with nbd"* ]] || fail "nbd --rounds: $err"
 # A FIFO for an image: refused, not waited on.
 mkfifo "$dir/fifo"
 err=$(timeout 10 "$bench" verity "$dir/fifo" 2>&1 >/dev/null)

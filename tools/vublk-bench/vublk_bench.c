@@ -5,7 +5,7 @@
  *   vublk-bench verity IMAGE [--pattern=seq|rand] [--io-size=N] [--depth=N]
  *               [--direct] [--readahead=MODE] [--cache-mb=N]
  *               [--verify-thread=on|off|auto]
- *               [--seconds=N | --bytes=N]
+ *               [--seconds=N | --bytes=N] [--rounds=N]
  *               [--plot=FILE.svg [--plot-label=L] [--plot-rate=wall|cpu]]
  *   vublk-bench nbd URI [the same options but --direct]
  *
@@ -30,7 +30,8 @@
 
 enum bench_opt {
 	OPT_PATTERN = 256, OPT_IO_SIZE, OPT_DEPTH, OPT_DIRECT, OPT_READAHEAD,
-	OPT_CACHE_MB, OPT_VERIFY_THREAD, OPT_SECONDS, OPT_BYTES, OPT_PLOT,
+	OPT_CACHE_MB, OPT_VERIFY_THREAD, OPT_SECONDS, OPT_BYTES, OPT_ROUNDS,
+	OPT_PLOT,
 	OPT_PLOT_LABEL, OPT_PLOT_RATE, OPT_HELP,
 };
 
@@ -44,6 +45,7 @@ static const struct option bench_options[] = {
 	{ "verify-thread", required_argument, NULL, OPT_VERIFY_THREAD },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "bytes", required_argument, NULL, OPT_BYTES },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "plot-label", required_argument, NULL, OPT_PLOT_LABEL },
 	{ "plot-rate", required_argument, NULL, OPT_PLOT_RATE },
@@ -76,6 +78,9 @@ BENCH_USAGE_WORKLOAD
 "                      warmed before the run)\n"
 "  --readahead=MODE    off, completion or submission (the target's default)\n"
 BENCH_USAGE_AMOUNT
+"  --rounds=N          measure N times in turn (each the verified read, the\n"
+"                      unverified one and the limits) and report the medians:\n"
+"                      each round's ratios are of the same moment\n"
 "  --plot=FILE.svg     add the result to FILE.dat (replacing one of the same\n"
 "                      label and mode) and draw them all with gnuplot: MB/s\n"
 "                      and tree reads per GiB, per mode, grouped by label\n"
@@ -262,6 +267,8 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 	case OPT_BYTES:
 		return bench_number("--bytes", arg, 1, UINT64_MAX >> 1,
 				    &a->bytes);
+	case OPT_ROUNDS:
+		return bench_number("--rounds", arg, 1, 1000, &a->rounds);
 	case OPT_PLOT:
 		a->plot = arg;
 		return 0;
@@ -316,6 +323,10 @@ static int bench_parse(struct bench_args *a, int argc, char **argv)
 		bench_error(a->nbd ? "'%s' is not an NBD URI (nbd://..., nbd+unix://...): a local image is vublk-bench verity IMAGE" :
 				     "'%s' is an NBD URI: vublk-bench nbd URI reads it",
 			    argv[optind + 1]);
+		return -EINVAL;
+	}
+	if (a->nbd && a->rounds) {
+		bench_error("--rounds repeats vublk-bench verity's measures: not with nbd");
 		return -EINVAL;
 	}
 	if (a->nbd && a->direct) {

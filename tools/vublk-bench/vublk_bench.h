@@ -30,6 +30,7 @@ struct bench_args {
 	const char *verify_thread;	/* on, off, auto; NULL: default */
 	uint64_t seconds;		/* stop after this long, or */
 	uint64_t bytes;			/* after this many bytes (0: unset) */
+	uint64_t rounds;		/* verity: --rounds (0: unset, one) */
 	const char *plot;		/* --plot=FILE.svg, or NULL */
 	const char *plot_label;		/* NULL: the I/O (page cache...) */
 	bool plot_rate;			/* --plot-rate given */
