@@ -99,8 +99,6 @@ int vublk_name_find(const char *name, unsigned *id);
 /* notify.c: "READY=1" to $NOTIFY_SOCKET, if set (sd_notify(3)). */
 void vublk_notify_ready(void);
 
-/* Write s as a JSON string, quoted and escaped. */
-void vublk_json_string(FILE *f, const char *s);
 /*
  * server_id.c: whether pid is the running vublk server of device dev_id
  * (named vublk, not exited, started at start unless start is 0, holding

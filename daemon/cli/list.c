@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jsonout.h"
 #include "ublk_ctrl.h"
 
 struct list_entry {
@@ -136,38 +137,43 @@ static void list_print_feature_list(const struct list_entry *e)
 	}
 }
 
+/* A report stays valid JSON whatever bytes a path holds (jsonout.h). */
+static void list_json_string(const char *s)
+{
+	jsonout_string(stdout, s, JSONOUT_UTF8);
+}
+
 static void list_print_json(const struct list_entry *e, bool first)
 {
 	char dev[32];
 
 	snprintf(dev, sizeof(dev), "/dev/ublkb%u", e->st.id);
 	printf("%s{\"id\": %u, \"device\": ", first ? "" : ",\n ", e->st.id);
-	vublk_json_string(stdout, dev);
+	list_json_string(dev);
 	printf(", \"name\": ");
 	if (e->st.name[0])
-		vublk_json_string(stdout, e->st.name);
+		list_json_string(e->st.name);
 	else
 		printf("null");
 	printf(", \"state\": \"%s\", \"pid\": %d, \"target\": ", e->state,
 	       e->pid);
-	vublk_json_string(stdout, e->st.target);
+	list_json_string(e->st.target);
 	printf(", \"backing_file\": ");
-	vublk_json_string(stdout, e->st.backing_file);
+	list_json_string(e->st.backing_file);
 	printf(", \"size\": %" PRIu64 ", \"block_size\": %u, \"queues\": %u, \"depth\": %u, \"read_only\": %s, \"log\": ",
 	       e->st.size, e->st.block_size, e->st.queues, e->st.depth,
 	       e->st.read_only ? "true" : "false");
-	vublk_json_string(stdout, e->st.log);
+	list_json_string(e->st.log);
 	printf(", \"target_args\": ");
-	vublk_json_string(stdout, e->st.target_args);
+	list_json_string(e->st.target_args);
 	printf(", \"recovery\": ");
-	vublk_json_string(stdout, e->in_kernel ?
-			  vublk_recovery_name(e->info.flags) :
-			  e->st.recovery[0] ? e->st.recovery : "none");
+	list_json_string(e->in_kernel ? vublk_recovery_name(e->info.flags) :
+			 e->st.recovery[0] ? e->st.recovery : "none");
 	printf(", \"features\": [");
 	list_print_feature_list(e);
 	printf("], \"hint\": ");
 	if (e->hint)
-		vublk_json_string(stdout, e->hint);
+		list_json_string(e->hint);
 	else
 		printf("null");
 	printf(", \"stats\": ");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jsonout.h"
 #include "runfile.h"
 #include "ublk_compat.h"
 
@@ -101,41 +102,31 @@ void vublk_run_path(char *buf, size_t len, unsigned id, const char *suffix)
 	snprintf(buf, len, "%s/%u%s", vublk_run_dir(), id, suffix);
 }
 
-void vublk_json_string(FILE *f, const char *s)
+/* A state file gives back the very bytes of its paths: kept raw. */
+static void state_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	jsonout_string(f, s, JSONOUT_RAW);
 }
 
 static void state_print(FILE *f, const struct vublk_state *st)
 {
 	fprintf(f, "{\"id\": %u, \"target\": ", st->id);
-	vublk_json_string(f, st->target);
+	state_string(f, st->target);
 	fputs(", \"backing_file\": ", f);
-	vublk_json_string(f, st->backing_file);
+	state_string(f, st->backing_file);
 	fprintf(f, ", \"size\": %" PRIu64 ", \"block_size\": %u, \"queues\": %u, \"depth\": %u, \"pid\": %d, \"pid_start\": %" PRIu64 ", \"token\": \"%016" PRIx64 "\", \"read_only\": %s, \"log\": ",
 		st->size, st->block_size, st->queues, st->depth, st->pid,
 		st->pid_start, st->token, st->read_only ? "true" : "false");
-	vublk_json_string(f, st->log);
+	state_string(f, st->log);
 	fputs(", \"target_args\": ", f);
-	vublk_json_string(f, st->target_args);
+	state_string(f, st->target_args);
 	/* What `vublk recover` needs is all here: target, backing file,
 	 * target options, read-only; queues and depth it takes from the
 	 * kernel.  recovery is informative (the kernel's flags decide). */
 	fputs(", \"recovery\": ", f);
-	vublk_json_string(f, st->recovery[0] ? st->recovery : "none");
+	state_string(f, st->recovery[0] ? st->recovery : "none");
 	fputs(", \"name\": ", f);
-	vublk_json_string(f, st->name);
+	state_string(f, st->name);
 	fputs("}\n", f);
 }
 

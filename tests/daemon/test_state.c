@@ -31,7 +31,7 @@ static void test_round_trip(void)
 
 	snprintf(in.target, sizeof(in.target), "verity");
 	snprintf(in.backing_file, sizeof(in.backing_file),
-		 "/data/a \"quoted\" back\\slash\ttab\nnewline/\x01.img");
+		 "/data/a \"quoted\" back\\slash\ttab\nnewline/\x01\xe9\xff.img");
 	snprintf(in.log, sizeof(in.log), "/run/vublk/42.log");
 	snprintf(in.target_args, sizeof(in.target_args), "--salt 00ff --x \"y\"");
 	snprintf(in.recovery, sizeof(in.recovery), "reissue");

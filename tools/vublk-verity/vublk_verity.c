@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cliopt.h"
+#include "jsonout.h"
 #include "vublk_verity.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -562,61 +563,9 @@ bool vv_parse_size(const char *opt, const char *arg, uint64_t *out)
 	return false;
 }
 
-/*
- * The length of the well-formed UTF-8 sequence at s that starts with a
- * byte of 0x80 or more (RFC 3629: no overlong form, surrogate or code
- * point past U+10FFFF), 0 if there is none.  A NUL ends it too.
- */
-static size_t utf8_sequence_len(const unsigned char *s)
-{
-	unsigned cp, min, n, i;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		min = 0x80;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		min = 0x800;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	cp = s[0] & (0x7f >> n);	/* the lead byte's payload bits */
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 void vv_print_json_string(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
-
-	putchar('"');
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			printf("\\%c", *p);
-		} else if (*p < 0x20) {
-			printf("\\u%04x", *p);
-		} else if (*p < 0x80) {
-			putchar(*p);
-		} else if ((n = utf8_sequence_len(p))) {
-			fwrite(p, 1, n, stdout);
-			p += n - 1;
-		} else {
-			/* JSON text is UTF-8 (RFC 8259): a byte that is
-			 * not is U+FFFD, as a lossy decoder reads it. */
-			fputs("\\ufffd", stdout);
-		}
-	}
-	putchar('"');
+	jsonout_string(stdout, s, JSONOUT_UTF8);
 }
 
 void vv_bin2hex(const uint8_t *bin, size_t bin_len, char *hex)

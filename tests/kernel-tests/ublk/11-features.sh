@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The protocol vublk speaks: on a driver that answers GET_FEATURES
 # (6.5+), every command goes ioctl-encoded; `vublk features` lists the
-# driver's flags by name, and `vublk list` those a device uses.  The legacy
+# driver's flags by name, and `vublk list` those a device uses, in UTF-8
+# JSON whatever the backing file's name.  The legacy
 # encoding (the plain numbers a kernel without it needs, kept by
 # CONFIG_BLKDEV_UBLK_LEGACY_OPCODES) still serves a device when forced.
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +29,18 @@ grep -q "cmd_ioctl_encode" "$T/dev.features" && grep -q "user_recovery" "$T/dev.
 	fail "vublk list --json features of device $ID: $(cat "$T/dev.features")"
 "$VUBLK" list | grep -q "features .*user_recovery" || fail "vublk list: $("$VUBLK" list)"
 "$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
+
+# A backing file whose name is not UTF-8: the list stays UTF-8 JSON, the
+# byte as U+FFFD (the state file keeps the raw bytes: test_state).
+latin1=$T/disk-$'\xe9'.img
+cp "$T/disk.img" "$latin1" || fail "cannot copy the image to a Latin-1 name"
+vublk_add -t loop -f "$latin1" -r
+"$VUBLK" list -n "$ID" --json | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))[0]
+assert d["backing_file"].endswith("/disk-\ufffd.img"), d["backing_file"]
+' || fail "vublk list --json with a Latin-1 backing file name: $("$VUBLK" list -n "$ID" --json | od -c | head -n 20)"
+"$VUBLK" del -n "$ID" || fail "vublk del -n $ID of the Latin-1 name"
 
 # Forced legacy opcodes: the same device life, and fio verifies.
 export VUBLK_TEST_LEGACY_OPCODES=1
