@@ -240,18 +240,13 @@ static int file_queue_init(struct vublk_backend *be, struct vublk_queue *q)
 	return 0;
 }
 
-static bool file_bio_is_rw(const struct vublk_bio *bio)
-{
-	return vublk_req_has_data(&bio->req);
-}
-
 static int file_submit(struct vublk_backend *be, struct vublk_queue *q,
 		       struct vublk_bio *bio)
 {
 	bio->be = be;
 	bio->done = 0;
 	bio->ev.done = file_bio_done;
-	if (file_bio_is_rw(bio))
+	if (vublk_req_has_data(&bio->req))
 		file_submit_rw(q, bio);
 	else
 		file_submit_other(q, bio);
@@ -264,7 +259,7 @@ static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
 	struct vublk_bio *bio = (struct vublk_bio *)((char *)ev -
 						     offsetof(struct vublk_bio, ev));
 
-	if (!file_bio_is_rw(bio) || cqe->res < 0) {
+	if (!vublk_req_has_data(&bio->req) || cqe->res < 0) {
 		bio->end_io(q, bio, vublk_bio_result(bio, cqe->res < 0 ?
 							    cqe->res : 0));
 		return;
