@@ -45,6 +45,12 @@ struct ublk_queue_ctx {
 	unsigned reqs_in_target;	/* passed to queue_io, not completed */
 	bool stop_requested;
 	bool failed;			/* a command was refused: stop */
+	bool draining;			/* stopped on an error: waiting for
+					 * the target's I/O, committing none */
+	/* $VUBLK_TEST_FAIL_QUEUE_AFTER (tests): the queue fails as if a
+	 * command were refused once it has given this many requests to
+	 * the target; 0: never. */
+	uint64_t test_fail_after, dispatched;
 	int setup_ret;			/* atomic: enum ublk_queue_stage or -errno */
 	bool exited;			/* atomic: the thread is ending */
 	pthread_t thread;

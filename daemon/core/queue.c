@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -169,6 +170,10 @@ void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res)
 	qc->reqs_in_target--;
 	if (res < 0)
 		ublk_stat_add(qc, UBLK_STAT_ERRORS);
+	/* ublk_queue_drain(): the device is being stopped, which fails the
+	 * request in the kernel; a commit would only be refused again. */
+	if (qc->draining)
+		return;
 	/* The request completes once both are done, in either order. */
 	if (qc->registered && qc->registered[tag]) {
 		qc->registered[tag] = false;
@@ -197,6 +202,9 @@ static void ublk_queue_to_target(struct ublk_queue_ctx *qc, unsigned tag,
 	if (ret != VUBLK_IO_QUEUED)
 		vublk_complete_io(&qc->pub, tag, ret);
 }
+
+static void ublk_queue_stop_refused(struct ublk_queue_ctx *qc, unsigned tag,
+				    const char *what, int res);
 
 /* A request arrived on tag: validate it once, then give it to the target. */
 static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
@@ -236,6 +244,10 @@ static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 		return;
 	}
 	ublk_queue_to_target(qc, tag, &req);
+	if (qc->test_fail_after && ++qc->dispatched == qc->test_fail_after)
+		ublk_queue_stop_refused(qc, tag,
+					"a command (VUBLK_TEST_FAIL_QUEUE_AFTER)",
+					-EIO);
 }
 
 /* Its buffer registered (or not), the request goes to the target. */
@@ -249,6 +261,10 @@ static void ublk_queue_handle_reg_cqe(struct ublk_queue_ctx *qc,
 		return;
 	}
 	qc->registered[tag] = true;
+	if (qc->draining) {
+		vublk_complete_io(&qc->pub, tag, -EIO);
+		return;
+	}
 	ublk_queue_to_target(qc, tag, &qc->registering[tag]);
 }
 
@@ -272,7 +288,9 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 {
 	qc->cmds_in_kernel--;
 	if (res == UBLK_IO_RES_OK) {
-		ublk_queue_dispatch(qc, tag);
+		/* Draining: left to the device's stop, like a commit. */
+		if (!qc->draining)
+			ublk_queue_dispatch(qc, tag);
 		return;
 	}
 	/* UBLK_IO_RES_ABORT: the device is stopping, don't re-arm. */
@@ -323,34 +341,82 @@ static bool ublk_queue_done(const struct ublk_queue_ctx *qc)
 	       (qc->cmds_in_kernel == 0 || qc->stop_requested);
 }
 
-static int ublk_queue_serve(struct ublk_queue_ctx *qc)
+/*
+ * Submit what is queued, wait for a CQE (at most *ts if ts), and handle
+ * every CQE there is; 0, or -errno if the wait failed.
+ */
+static int ublk_queue_run_once(struct ublk_queue_ctx *qc,
+			       struct __kernel_timespec *ts)
 {
 	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
 	struct io_uring_cqe *cqe;
-	unsigned head, n;
+	unsigned head, n = 0;
+	int ret = vublk_ring_submit(&qc->ring, 1, ts);
+
+	if (ret < 0 && ret != -EINTR && ret != -EBUSY && ret != -ETIME)
+		return ret;
+	io_uring_for_each_cqe(&qc->ring.ring, head, cqe) {
+		ublk_queue_handle_cqe(qc, cqe);
+		n++;
+	}
+	io_uring_cq_advance(&qc->ring.ring, n);
+	if (ops->queue_batch_end)
+		ops->queue_batch_end(&qc->pub);
+	return 0;
+}
+
+static int ublk_queue_serve(struct ublk_queue_ctx *qc)
+{
 	int ret;
 
 	while (!ublk_queue_done(qc)) {
-		ret = vublk_ring_submit(&qc->ring, 1, NULL);
-		if (ret < 0 && ret != -EINTR && ret != -EBUSY) {
+		ret = ublk_queue_run_once(qc, NULL);
+		if (ret < 0) {
 			vublk_error("queue %u: io_uring wait failed: %s",
 				    qc->pub.q_id, strerror(-ret));
 			return ret;
 		}
-		n = 0;
-		io_uring_for_each_cqe(&qc->ring.ring, head, cqe) {
-			ublk_queue_handle_cqe(qc, cqe);
-			n++;
-		}
-		io_uring_cq_advance(&qc->ring.ring, n);
-		if (ops->queue_batch_end)
-			ops->queue_batch_end(&qc->pub);
 		if (qc->failed || qc->ring.broken)
 			return -EIO;
 	}
 	/* Send the last commits (the driver ignores them once aborted). */
 	ret = vublk_ring_submit(&qc->ring, 0, NULL);
 	return ret < 0 ? ret : 0;
+}
+
+/* How long a queue that failed waits for its target's I/O. */
+#define UBLK_QUEUE_DRAIN_SECONDS 30
+
+/*
+ * A queue that stopped on an error (a refused command, a lost SQE) may
+ * still have requests in its target: a read in io-wq writing into a tag
+ * buffer, a verity tree read into the target's memory.  Teardown frees
+ * both, so that I/O must end first, as the kernel's ublk selftest server
+ * leaves its loop only once its queue is idle (kublk.c:
+ * ublk_queue_is_done()).  Nothing new goes to the target meanwhile and
+ * nothing is committed: the server stops the device, which fails those
+ * requests in the kernel.  Bounded, as a lost SQE may be the very one a
+ * request waits for; then teardown goes ahead, and says so.
+ */
+static void ublk_queue_drain(struct ublk_queue_ctx *qc)
+{
+	struct __kernel_timespec tick = { .tv_sec = 1 };
+	struct timespec now, end;
+
+	qc->draining = true;
+	if (!qc->reqs_in_target || clock_gettime(CLOCK_MONOTONIC, &end))
+		return;
+	vublk_info("queue %u: waiting for the %u requests still in the target before stopping",
+		   qc->pub.q_id, qc->reqs_in_target);
+	end.tv_sec += UBLK_QUEUE_DRAIN_SECONDS;
+	while (qc->reqs_in_target &&
+	       !clock_gettime(CLOCK_MONOTONIC, &now) && now.tv_sec < end.tv_sec &&
+	       ublk_queue_run_once(qc, &tick) == 0)
+		;
+	if (qc->reqs_in_target)
+		vublk_error("queue %u: %u requests still in the target after %d s; stopping anyway",
+			    qc->pub.q_id, qc->reqs_in_target,
+			    UBLK_QUEUE_DRAIN_SECONDS);
 }
 
 /* ---- setup and teardown, in the queue's own thread ---- */
@@ -459,11 +525,23 @@ static int ublk_queue_alloc_reg(struct ublk_queue_ctx *qc)
 }
 
 /* What needs no device: buffers, ring, the target's queue state. */
+/* $VUBLK_TEST_FAIL_QUEUE_AFTER=N (tests of ublk_queue_drain()). */
+static void ublk_queue_test_hooks(struct ublk_queue_ctx *qc)
+{
+	const char *v = getenv("VUBLK_TEST_FAIL_QUEUE_AFTER");
+
+	if (v && *v &&
+	    vublk_parse_u64("VUBLK_TEST_FAIL_QUEUE_AFTER", v, 1, UINT64_MAX,
+			    &qc->test_fail_after))
+		qc->test_fail_after = 0;
+}
+
 static int ublk_queue_prepare(struct ublk_queue_ctx *qc)
 {
 	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;
 	int ret;
 
+	ublk_queue_test_hooks(qc);
 	if (!ublk_server_zero_copy(qc->srv))
 		ret = ublk_queue_alloc_bufs(qc);
 	else if (ublk_server_explicit_buf_reg(qc->srv))
@@ -537,8 +615,10 @@ void *ublk_queue_thread(void *arg)
 	struct ublk_queue_ctx *qc = arg;
 	int ret = ublk_queue_setup(qc);
 
-	if (!ret && ublk_queue_serve(qc) < 0)
+	if (!ret && ublk_queue_serve(qc) < 0) {
 		vublk_error("queue %u stopped on an error", qc->pub.q_id);
+		ublk_queue_drain(qc);
+	}
 	ublk_queue_teardown(qc);
 	__atomic_store_n(&qc->exited, true, __ATOMIC_RELEASE);
 	ublk_notify(qc->srv->exit_efd);

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A queue that stops on an error while its target still has requests in
+# flight (O_DIRECT reads of the loop target; verity's reads and its verify
+# thread) waits for them before its teardown frees the buffers they are
+# read into, commits none of them, and the device's stop fails them in
+# the kernel: the reader ends with errors, never hangs, and the server
+# exits having said so.  The failure is the test knob
+# VUBLK_TEST_FAIL_QUEUE_AFTER=N: the queue fails as if the driver had
+# refused a command once N requests went to the target.  Under the ASan
+# build (the 7.3 pass), a write into freed memory would end in a report
+# in the server's log.
+. "$(dirname "$0")/lib.sh"
+need_cmd fio timeout
+
+RUN_DIR=${VUBLK_RUN_DIR:-/run/vublk}
+head -c 64M /dev/urandom >"$T/data" || fail "cannot write the data"
+
+# fail_in_flight WHAT ADD_ARGS...: add a device whose queue fails after
+# 300 requests, read it at depth 64 until then, and check the stop.
+fail_in_flight() {
+	local what=$1 pid log
+	shift
+	VUBLK_TEST_FAIL_QUEUE_AFTER=300 vublk_add "$@" -q 1 -d 64
+	pid=$(server_pid "$ID")
+	log=$RUN_DIR/$ID.log
+	[ -n "$pid" ] || fail "$what: no server pid for device $ID"
+	timeout 120 fio --name=fail --filename="$DEV" --ioengine=io_uring \
+		--iodepth=64 --direct=1 --rw=randread --bs=16k --size=64M \
+		--time_based --runtime=30 --output="$T/fio.out" >/dev/null 2>&1
+	[ $? -ne 124 ] || fail "$what: the reader hung after the queue failed"
+	wait_until 60 eval '! kill -0 "$pid" 2>/dev/null' ||
+		fail "$what: the server (pid $pid) still runs after its queue failed"
+	grep -q "queue 0 stopped on an error" "$log" ||
+		fail "$what: the queue did not fail: $(cat "$log")"
+	grep -Eq "queue 0: waiting for the [1-9][0-9]* requests still in the target before stopping" "$log" ||
+		fail "$what: the queue did not wait for its target's requests: $(cat "$log")"
+	! grep -q "stopping anyway" "$log" ||
+		fail "$what: requests were left in the target: $(cat "$log")"
+	! grep -q "AddressSanitizer" "$log" ||
+		fail "$what: the sanitizer reported: $(cat "$log")"
+	"$VUBLK" del -n "$ID" >/dev/null 2>&1
+	say "$what: $(grep -o 'waiting for the [0-9]* requests' "$log")"
+}
+
+cp "$T/data" "$T/disk.img"
+fail_in_flight "loop --direct" -t loop -f "$T/disk.img" --direct
+
+cp "$T/data" "$T/sealed.img"
+"$VUBLK_BUILD/tools/vublk-verity/vublk-verity" format "$T/sealed.img" >"$T/digest" ||
+	fail "vublk-verity format failed"
+fail_in_flight "verity, verify thread" -t verity -f "$T/sealed.img" \
+	--digest="$(cut -d' ' -f1 "$T/digest")" --direct --verify-thread=on
+say "PASS"
