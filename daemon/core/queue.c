@@ -170,10 +170,6 @@ void vublk_complete_io(struct vublk_queue *q, unsigned tag, int res)
 	qc->reqs_in_target--;
 	if (res < 0)
 		ublk_stat_add(qc, UBLK_STAT_ERRORS);
-	/* ublk_queue_drain(): the device is being stopped, which fails the
-	 * request in the kernel; a commit would only be refused again. */
-	if (qc->draining)
-		return;
 	/* The request completes once both are done, in either order. */
 	if (qc->registered && qc->registered[tag]) {
 		qc->registered[tag] = false;
@@ -238,16 +234,16 @@ static void ublk_queue_dispatch(struct ublk_queue_ctx *qc, unsigned tag)
 	}
 	ublk_queue_count(qc, &req);
 	qc->reqs_in_target++;
+	if (qc->test_fail_after && ++qc->dispatched == qc->test_fail_after)
+		ublk_queue_stop_refused(qc, tag,
+					"a command (VUBLK_TEST_FAIL_QUEUE_AFTER)",
+					-EIO);
 	if (ublk_server_explicit_buf_reg(srv) && vublk_req_has_data(&req)) {
 		qc->registering[tag] = req;
 		ublk_queue_buf_cmd(qc, tag, true);
 		return;
 	}
 	ublk_queue_to_target(qc, tag, &req);
-	if (qc->test_fail_after && ++qc->dispatched == qc->test_fail_after)
-		ublk_queue_stop_refused(qc, tag,
-					"a command (VUBLK_TEST_FAIL_QUEUE_AFTER)",
-					-EIO);
 }
 
 /* Its buffer registered (or not), the request goes to the target. */
@@ -288,7 +284,8 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 {
 	qc->cmds_in_kernel--;
 	if (res == UBLK_IO_RES_OK) {
-		/* Draining: left to the device's stop, like a commit. */
+		/* Draining: nothing new for the target; the request is
+		 * failed by the driver once the ring closes. */
 		if (!qc->draining)
 			ublk_queue_dispatch(qc, tag);
 		return;
@@ -343,7 +340,7 @@ static bool ublk_queue_done(const struct ublk_queue_ctx *qc)
 
 /*
  * Submit what is queued, wait for a CQE (at most *ts if ts), and handle
- * every CQE there is; 0, or -errno if the wait failed.
+ * every CQE there is, even when the wait failed; 0, or the wait's -errno.
  */
 static int ublk_queue_run_once(struct ublk_queue_ctx *qc,
 			       struct __kernel_timespec *ts)
@@ -353,8 +350,6 @@ static int ublk_queue_run_once(struct ublk_queue_ctx *qc,
 	unsigned head, n = 0;
 	int ret = vublk_ring_submit(&qc->ring, 1, ts);
 
-	if (ret < 0 && ret != -EINTR && ret != -EBUSY && ret != -ETIME)
-		return ret;
 	io_uring_for_each_cqe(&qc->ring.ring, head, cqe) {
 		ublk_queue_handle_cqe(qc, cqe);
 		n++;
@@ -362,7 +357,9 @@ static int ublk_queue_run_once(struct ublk_queue_ctx *qc,
 	io_uring_cq_advance(&qc->ring.ring, n);
 	if (ops->queue_batch_end)
 		ops->queue_batch_end(&qc->pub);
-	return 0;
+	if (ret == -EINTR || ret == -EBUSY || ret == -ETIME)
+		return 0;
+	return ret < 0 ? ret : 0;
 }
 
 static int ublk_queue_serve(struct ublk_queue_ctx *qc)
@@ -387,36 +384,61 @@ static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 /* How long a queue that failed waits for its target's I/O. */
 #define UBLK_QUEUE_DRAIN_SECONDS 30
 
+/* "s" after a count other than one. */
+static const char *ublk_plural(unsigned n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /*
- * A queue that stopped on an error (a refused command, a lost SQE) may
- * still have requests in its target: a read in io-wq writing into a tag
- * buffer, a verity tree read into the target's memory.  Teardown frees
- * both, so that I/O must end first, as the kernel's ublk selftest server
- * leaves its loop only once its queue is idle (kublk.c:
- * ublk_queue_is_done()).  Nothing new goes to the target meanwhile and
- * nothing is committed: the server stops the device, which fails those
- * requests in the kernel.  Bounded, as a lost SQE may be the very one a
- * request waits for; then teardown goes ahead, and says so.
+ * A queue that stopped on an error (a refused command, a lost SQE, a
+ * failing wait) may still have requests in its target: a read in io-wq or
+ * an O_DIRECT read writing into a tag buffer, a verity tree read into the
+ * target's memory.  Teardown frees both, so that I/O must end first, as
+ * the kernel's ublk selftest server leaves its loop only once its queue
+ * is idle (kublk.c: ublk_queue_is_done()).  Their results are committed
+ * as usual; no new request goes to the target, and the driver fails
+ * those that arrive meanwhile once the ring closes (their commands are
+ * cancelled) and the server stops the device.  New I/O on this queue
+ * therefore waits as long as the drain does.  Bounded, as a lost SQE may
+ * be the very one a request waits for: teardown then goes ahead, and
+ * says so.
  */
 static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 {
 	struct __kernel_timespec tick = { .tv_sec = 1 };
-	struct timespec now, end;
+	struct timespec start, now;
+	unsigned n = qc->reqs_in_target;
+	int ret = 0;
 
 	qc->draining = true;
-	if (!qc->reqs_in_target || clock_gettime(CLOCK_MONOTONIC, &end))
+	if (!n)
 		return;
-	vublk_info("queue %u: waiting for the %u requests still in the target before stopping",
-		   qc->pub.q_id, qc->reqs_in_target);
-	end.tv_sec += UBLK_QUEUE_DRAIN_SECONDS;
+	if (clock_gettime(CLOCK_MONOTONIC, &start)) {
+		vublk_error("queue %u: cannot read the clock (%s); stopping without waiting for the %u request%s in the target",
+			    qc->pub.q_id, strerror(errno), n, ublk_plural(n));
+		return;
+	}
+	vublk_info("queue %u: waiting for %u request%s still in the target before stopping",
+		   qc->pub.q_id, n, ublk_plural(n));
+	now = start;
 	while (qc->reqs_in_target &&
-	       !clock_gettime(CLOCK_MONOTONIC, &now) && now.tv_sec < end.tv_sec &&
-	       ublk_queue_run_once(qc, &tick) == 0)
-		;
-	if (qc->reqs_in_target)
-		vublk_error("queue %u: %u requests still in the target after %d s; stopping anyway",
-			    qc->pub.q_id, qc->reqs_in_target,
-			    UBLK_QUEUE_DRAIN_SECONDS);
+	       now.tv_sec - start.tv_sec < UBLK_QUEUE_DRAIN_SECONDS) {
+		ret = ublk_queue_run_once(qc, &tick);
+		/* A wait that fails returns at once: the CQEs that come
+		 * are still reaped, ten times a second. */
+		if (ret < 0)
+			usleep(100 * 1000);
+		if (clock_gettime(CLOCK_MONOTONIC, &now))
+			break;
+	}
+	n = qc->reqs_in_target;
+	if (n)
+		vublk_error("queue %u: %u request%s still in the target after %ld s%s%s; stopping anyway",
+			    qc->pub.q_id, n, ublk_plural(n),
+			    (long)(now.tv_sec - start.tv_sec),
+			    ret < 0 ? ", io_uring wait failing: " : "",
+			    ret < 0 ? strerror(-ret) : "");
 }
 
 /* ---- setup and teardown, in the queue's own thread ---- */
@@ -524,7 +546,6 @@ static int ublk_queue_alloc_reg(struct ublk_queue_ctx *qc)
 	return -ENOMEM;
 }
 
-/* What needs no device: buffers, ring, the target's queue state. */
 /* $VUBLK_TEST_FAIL_QUEUE_AFTER=N (tests of ublk_queue_drain()). */
 static void ublk_queue_test_hooks(struct ublk_queue_ctx *qc)
 {
@@ -536,6 +557,7 @@ static void ublk_queue_test_hooks(struct ublk_queue_ctx *qc)
 		qc->test_fail_after = 0;
 }
 
+/* What needs no device: buffers, ring, the target's queue state. */
 static int ublk_queue_prepare(struct ublk_queue_ctx *qc)
 {
 	const struct vublk_tgt_ops *ops = qc->srv->tgt->ops;

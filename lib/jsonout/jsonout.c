@@ -2,43 +2,54 @@
 /*
  * jsonout.c - a C string as a JSON string (see jsonout.h).
  */
+#include <stdbool.h>
+
 #include "jsonout.h"
 
 /*
- * The length of the well-formed UTF-8 sequence at s that starts with a
- * byte of 0x80 or more (RFC 3629: no overlong form, surrogate or code
- * point past U+10FFFF), 0 if there is none.  A NUL ends it too.
+ * The bytes at s (the first one 0x80 or more) that one decoder step
+ * takes: a whole well-formed sequence (*whole set; RFC 3629, the Unicode
+ * Standard's table 3-7: no overlong form, surrogate or code point past
+ * U+10FFFF), else its "maximal subpart" (Unicode 3.9, U+FFFD
+ * substitution), the longest start of one, at least a byte, which a
+ * decoder replaces by one U+FFFD, as Python's errors="replace", Rust's
+ * from_utf8_lossy and the WHATWG decoder do.  A NUL ends it too.
  */
-static size_t utf8_sequence_len(const unsigned char *s)
+static size_t utf8_sequence(const unsigned char *s, bool *whole)
 {
-	unsigned cp, min, n, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
 
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
 		n = 2;
-		min = 0x80;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
 		n = 3;
-		min = 0x800;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
 		n = 4;
-		min = 0x10000;
-	} else {
-		return 0;
+	else
+		n = 1;		/* not a lead byte */
+	/* The second byte's narrower ranges: no overlong form (E0, F0), no
+	 * surrogate (ED), nothing past U+10FFFF (F4). */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < n && s[i] >= lo && s[i] <= hi; i++) {
+		lo = 0x80;
+		hi = 0xbf;
 	}
-	cp = s[0] & (0x7f >> n);	/* the lead byte's payload bits */
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
+	*whole = n > 1 && i == n;
+	return i;
 }
 
 void jsonout_string(FILE *f, const char *s, enum jsonout_bytes bytes)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	bool whole;
 	size_t n;
 
 	fputc('"', f);
@@ -49,11 +60,13 @@ void jsonout_string(FILE *f, const char *s, enum jsonout_bytes bytes)
 			fprintf(f, "\\u%04x", *p);
 		} else if (*p < 0x80 || bytes == JSONOUT_RAW) {
 			fputc(*p, f);
-		} else if ((n = utf8_sequence_len(p))) {
-			fwrite(p, 1, n, f);
-			p += n - 1;
 		} else {
-			fputs("\\ufffd", f);
+			n = utf8_sequence(p, &whole);
+			if (whole)
+				fwrite(p, 1, n, f);
+			else
+				fputs("\\ufffd", f);
+			p += n - 1;
 		}
 	}
 	fputc('"', f);

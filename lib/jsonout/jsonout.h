@@ -3,12 +3,13 @@
  * jsonout.h - a C string as a JSON string, for the commands' --json
  * reports and the daemon's state files.
  *
- * JSON text is UTF-8 (RFC 8259, section 8.1), but a file name or a path is
- * any bytes but NUL and '/'.  A report must stay valid JSON whatever the
- * names, so a byte that does not begin a well-formed UTF-8 sequence is
- * written as U+FFFD, as a lossy decoder (jq, Go, Rust's from_utf8_lossy)
- * reads it.  A file that only vublk reads back, and that must give back
- * the very bytes (a state file's backing path), keeps them as they are.
+ * JSON text is UTF-8 (RFC 8259, section 8.1), but a file name is any
+ * bytes but NUL and '/'.  A report must stay valid JSON whatever the
+ * names, so bytes that are not UTF-8 become U+FFFD, one for each
+ * "maximal subpart" as the Unicode Standard recommends: what Python's
+ * errors="replace" and Rust's from_utf8_lossy read from the same bytes.
+ * A file that only vublk reads back, and that must give back the very
+ * bytes (a state file's backing path), keeps them as they are.
  */
 #ifndef JSONOUT_H
 #define JSONOUT_H
@@ -16,7 +17,7 @@
 #include <stdio.h>
 
 enum jsonout_bytes {
-	JSONOUT_UTF8,	/* bytes that are not UTF-8: each one U+FFFD */
+	JSONOUT_UTF8,	/* bytes that are not UTF-8: U+FFFD */
 	JSONOUT_RAW,	/* every byte as it is (0x20 and up) */
 };
 

@@ -92,7 +92,7 @@ grep -qx "  salt: *0badc0ffee" dump.txt || fail "text dump: salt"
 grep -qE "^  level [0-9]+: 1 blocks at offset $tree_pos, 1024 bytes$" dump.txt ||
 	fail "text dump: top level"
 # A name that is not UTF-8 (f2fs names are any bytes): the JSON stays
-# UTF-8, each stray byte U+FFFD, well-formed characters kept.
+# UTF-8, bytes that are not as U+FFFD, well-formed characters kept.
 ODD=$(printf 'n-\xff-\xc3\xa9-\xed\xa0\x80-\xf0\x9f\x98\x80-\xc3')
 cp "$IMG" "$ODD"
 "$VV" dump --json "$ODD" >odd.json

@@ -34,6 +34,7 @@ out=$("$bench" verity "$dir/img" --rounds=4 --bytes=6M 2>/dev/null) ||
 	fail "--rounds=4: not 4 round lines: $out"
 grep -q "^verified read: .* per CPU second (medians of 4 rounds of 6291456 bytes, 0 errors)" <<<"$out" ||
 	fail "--rounds=4: no medians: $out"
+grep -q "^ratio, hashing: " <<<"$out" || fail "--rounds=4: no ratio to the hashing: $out"
 # The verified rate and the hashing ratio reported are the medians of
 # the rounds' own (4 rounds: the mean of the middle two), to within the
 # rounding of the digits printed.
@@ -45,12 +46,20 @@ awk -v r="$rate" -v h="$ratio" '
 	/^verified read:/ { gr = $6 } /^ratio, hashing:/ { gh = $5 }
 	END { exit !(r > 0 && off(r, gr) <= 0.11 && off(h, gh) <= 0.006) }' <<<"$out" ||
 	fail "--rounds=4: medians $rate, $ratio; reported: $out"
+out=$("$bench" verity "$dir/img" --rounds=3 --pattern=rand --seconds=1 2>/dev/null) ||
+	fail "--rounds=3 --seconds=1: exit status $?: $out"
+grep -q "^verified read: .* per CPU second (medians of 3 rounds of 1 s, 0 errors)" <<<"$out" ||
+	fail "--rounds=3 --seconds=1: $out"
 # A tampered image: the run reports errors and fails.
 # (flip the byte: writing a fixed value would change nothing 1 time in 256)
 old=$(od -An -tu1 -j 5000 -N1 "$dir/img" | tr -d ' ')
 printf "\\$(printf %03o $((old ^ 0xff)))" |
 	dd of="$dir/img" bs=1 seek=5000 conv=notrunc 2>/dev/null
 "$bench" verity "$dir/img" --bytes=6M >/dev/null 2>&1 && fail "a corrupt image benchmarked clean"
+# ... and --rounds stops at the first round that saw one.
+out=$("$bench" verity "$dir/img" --bytes=6M --rounds=50 2>/dev/null) &&
+	fail "a corrupt image benchmarked clean in rounds"
+[ "$(grep -c '^round ' <<<"$out")" = 1 ] || fail "--rounds went on after read errors: $out"
 for bad in "--depth=0" "--io-size=100" "--io-size=513" "--pattern=zigzag" "--seconds=1 --bytes=1M" \
 	   "--verify-thread=maybe" "--bogus" "--direct=1" "--depth" "--rounds=0" "--rounds=x"; do
 	err=$("$bench" verity "$dir/img" $bad 2>&1 >/dev/null)

@@ -157,14 +157,18 @@ static int bench_plot(const struct bench_args *a, const struct bench_round *o)
 				 a->plot_cpu, bench_reads_per_gib(o));
 }
 
-/* The report of a run: one round, or the medians of --rounds. */
+/* The report of a run: one round, or the medians of --rounds (each
+ * of --seconds if given, else of the same bytes). */
 static void bench_report(const struct bench_round *o,
 			 const struct bench_ratios *q, unsigned rounds,
-			 const char *hash_impl)
+			 uint64_t seconds, const char *hash_impl)
 {
 	printf("verified read:  %.1f MB/s wall, %.1f MB/s per CPU second (",
 	       o->read.wall / 1e6, o->read.cpu / 1e6);
-	if (rounds > 1)
+	if (rounds > 1 && seconds)
+		printf("medians of %u rounds of %" PRIu64 " s, %" PRIu64 " errors)\n",
+		       rounds, seconds, o->errors);
+	else if (rounds > 1)
 		printf("medians of %u rounds of %" PRIu64 " bytes, %" PRIu64 " errors)\n",
 		       rounds, o->done, o->errors);
 	else
@@ -437,9 +441,12 @@ int bench_verity(const struct bench_args *a)
 			ratios[i] = bench_round_ratios(&rounds[i]);
 		if (n > 1)
 			bench_report_round(i, &rounds[i], &ratios[i]);
+		/* A read error will not go away: report the rounds so far. */
+		if (rounds[i].errors || rounds[i].plain_errors)
+			n = i + 1;
 	}
 	bench_round_medians(rounds, ratios, n, &o, &q, tmp);
-	bench_report(&o, &q, n, hash_impl);
+	bench_report(&o, &q, n, a->seconds, hash_impl);
 	if (o.errors || o.plain_errors)
 		goto out;
 	status = a->plot ? bench_plot(a, &o) : 0;

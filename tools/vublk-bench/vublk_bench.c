@@ -7,7 +7,7 @@
  *               [--verify-thread=on|off|auto]
  *               [--seconds=N | --bytes=N] [--rounds=N]
  *               [--plot=FILE.svg [--plot-label=L] [--plot-rate=wall|cpu]]
- *   vublk-bench nbd URI [the same options but --direct]
+ *   vublk-bench nbd URI [the same options but --direct and --rounds]
  *
  * See docs/PERFORMANCE.md for what it reports and how to read it.
  */

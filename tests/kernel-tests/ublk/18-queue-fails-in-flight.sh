@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A queue that stops on an error while its target still has requests in
-# flight (O_DIRECT reads of the loop target; verity's reads and its verify
-# thread) waits for them before its teardown frees the buffers they are
-# read into, commits none of them, and the device's stop fails them in
-# the kernel: the reader ends with errors, never hangs, and the server
-# exits having said so.  The failure is the test knob
-# VUBLK_TEST_FAIL_QUEUE_AFTER=N: the queue fails as if the driver had
-# refused a command once N requests went to the target.  Under the ASan
-# build (the 7.3 pass), a write into freed memory would end in a report
-# in the server's log.
+# flight waits for them before its teardown frees the buffers they are
+# read into and the target's queue state: O_DIRECT reads of the loop
+# target into our buffers, the same with explicit zero copy (each
+# request's registration in flight too, where the driver has zero copy),
+# and verity's reads with its verify thread.  The reader ends, never
+# hangs, and the server exits having waited for its requests.  The
+# failure is the test knob VUBLK_TEST_FAIL_QUEUE_AFTER=N: the queue fails
+# as if the driver had refused a command once N requests went to the
+# target.
 . "$(dirname "$0")/lib.sh"
 need_cmd fio timeout
 
@@ -33,18 +33,22 @@ fail_in_flight() {
 		fail "$what: the server (pid $pid) still runs after its queue failed"
 	grep -q "queue 0 stopped on an error" "$log" ||
 		fail "$what: the queue did not fail: $(cat "$log")"
-	grep -Eq "queue 0: waiting for the [1-9][0-9]* requests still in the target before stopping" "$log" ||
+	grep -Eq "queue 0: waiting for [1-9][0-9]* requests? still in the target before stopping" "$log" ||
 		fail "$what: the queue did not wait for its target's requests: $(cat "$log")"
 	! grep -q "stopping anyway" "$log" ||
 		fail "$what: requests were left in the target: $(cat "$log")"
 	! grep -q "AddressSanitizer" "$log" ||
 		fail "$what: the sanitizer reported: $(cat "$log")"
 	"$VUBLK" del -n "$ID" >/dev/null 2>&1
-	say "$what: $(grep -o 'waiting for the [0-9]* requests' "$log")"
+	say "$what: $(grep -Eo 'waiting for [0-9]+ requests?' "$log")"
 }
 
 cp "$T/data" "$T/disk.img"
-fail_in_flight "loop --direct" -t loop -f "$T/disk.img" --direct
+fail_in_flight "loop --direct, our buffers" -t loop -f "$T/disk.img" --direct --zero-copy=off
+if have_feature zero_copy; then
+	VUBLK_TEST_NO_AUTO_BUF_REG=1 fail_in_flight "loop --direct, explicit zero copy" \
+		-t loop -f "$T/disk.img" --direct --zero-copy=on
+fi
 
 cp "$T/data" "$T/sealed.img"
 "$VUBLK_BUILD/tools/vublk-verity/vublk-verity" format "$T/sealed.img" >"$T/digest" ||
