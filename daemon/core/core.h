@@ -46,7 +46,7 @@ struct ublk_queue_ctx {
 	bool stop_requested;
 	bool failed;			/* a command was refused: stop */
 	bool draining;			/* stopped on an error: waiting for
-					 * the target's I/O, committing none */
+					 * the target's I/O (ublk_queue_drain) */
 	/* $VUBLK_TEST_FAIL_QUEUE_AFTER (tests): the queue fails as if a
 	 * command were refused once it has given this many requests to
 	 * the target; 0: never. */

@@ -284,10 +284,17 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 {
 	qc->cmds_in_kernel--;
 	if (res == UBLK_IO_RES_OK) {
-		/* Draining: nothing new for the target; the request is
-		 * failed by the driver once the ring closes. */
-		if (!qc->draining)
+		if (!qc->draining) {
 			ublk_queue_dispatch(qc, tag);
+			return;
+		}
+		/* Draining: nothing new for the target.  Failed at once,
+		 * and the tag armed again: closing the ring aborts the
+		 * queue's requests only by cancelling an armed command
+		 * (ublk_uring_cmd_cancel_fn()), and a tag left holding a
+		 * request would leave it to the block layer's timeout. */
+		ublk_stat_add(qc, UBLK_STAT_ERRORS);
+		ublk_queue_io_cmd(qc, tag, UBLK_IO_COMMIT_AND_FETCH_REQ, -EIO);
 		return;
 	}
 	/* UBLK_IO_RES_ABORT: the device is stopping, don't re-arm. */
@@ -397,19 +404,16 @@ static const char *ublk_plural(unsigned n)
  * target's memory.  Teardown frees both, so that I/O must end first, as
  * the kernel's ublk selftest server leaves its loop only once its queue
  * is idle (kublk.c: ublk_queue_is_done()).  Their results are committed
- * as usual; no new request goes to the target, and the driver fails
- * those that arrive meanwhile once the ring closes (their commands are
- * cancelled) and the server stops the device.  New I/O on this queue
- * therefore waits as long as the drain does.  Bounded, as a lost SQE may
- * be the very one a request waits for: teardown then goes ahead, and
- * says so.
+ * as usual; no new request goes to the target: those that arrive
+ * meanwhile fail at once with EIO.  Bounded, as a lost SQE may be the
+ * very one a request waits for: teardown then goes ahead, and says so.
  */
 static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 {
 	struct __kernel_timespec tick = { .tv_sec = 1 };
 	struct timespec start, now;
 	unsigned n = qc->reqs_in_target;
-	int ret = 0;
+	int ret = 0, sent;
 
 	qc->draining = true;
 	if (!n)
@@ -432,6 +436,12 @@ static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 		if (clock_gettime(CLOCK_MONOTONIC, &now))
 			break;
 	}
+	/* The last batch's commits, which the loop queued but did not
+	 * send (as at the end of ublk_queue_serve()). */
+	sent = vublk_ring_submit(&qc->ring, 0, NULL);
+	if (sent < 0)
+		vublk_error("queue %u: cannot send the last commits: %s",
+			    qc->pub.q_id, strerror(-sent));
 	n = qc->reqs_in_target;
 	if (n)
 		vublk_error("queue %u: %u request%s still in the target after %ld s%s%s; stopping anyway",

@@ -78,7 +78,7 @@ static int check_with_python(void)
 		 "assert s == want, (s, want)' %s", hex);
 	p = text ? popen(cmd, "w") : NULL;
 	if (!p) {
-		printf("FAIL cannot run python3\n");
+		printf("FAIL cannot write the report or run python3\n");
 		free(text);
 		return 1;
 	}
