@@ -45,8 +45,8 @@ struct ublk_queue_ctx {
 	unsigned reqs_in_target;	/* passed to queue_io, not completed */
 	bool stop_requested;
 	bool failed;			/* a command was refused: stop */
-	bool draining;			/* stopped on an error: waiting for
-					 * the target's I/O (ublk_queue_drain) */
+	bool draining;			/* failed: new requests fail, the
+					 * target's finish (ublk_queue_fail) */
 	/* $VUBLK_TEST_FAIL_QUEUE_AFTER (tests): the queue fails as if a
 	 * command were refused once it has given this many requests to
 	 * the target; 0: never. */
@@ -89,7 +89,9 @@ struct vublk_server {
 	bool queues_go;		/* atomic: attach (else give up) */
 	bool queues_released;	/* go_efd written */
 	int exit_efd;		/* queues -> main: a queue thread ended */
-	int stop_req_efd;	/* target -> main: vublk_tgt_stop() */
+	int stop_req_efd;	/* target -> main: vublk_tgt_stop(); or a
+				 * queue failed (queue_failed) */
+	bool queue_failed;	/* atomic: a queue failed (queue.c) */
 	int signal_fd;
 };
 

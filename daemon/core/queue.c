@@ -369,6 +369,38 @@ static int ublk_queue_run_once(struct ublk_queue_ctx *qc,
 	return ret < 0 ? ret : 0;
 }
 
+/* "s" after a count other than one. */
+static const char *ublk_plural(unsigned n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/*
+ * The driver refused a command, or the ring lost an SQE: a request may
+ * wait in the kernel that this queue can no longer answer, so the device
+ * must stop.  Until it does, the queue goes on serving, but not as
+ * before: the requests in its target finish and are committed (a read
+ * may still be writing into a tag buffer, which teardown would free),
+ * and every new request fails at once with EIO, its tag armed again.  A
+ * request the queue held when its thread ended would wait for the block
+ * layer's timeout: closing the ring aborts only what is armed
+ * (ublk_uring_cmd_cancel_fn()), and the device's stop (STOP_DEV) waits
+ * for every request.  The queue then ends as at any stop, once the
+ * driver has aborted its commands (ublk_queue_done()), as the kernel's
+ * ublk selftest server leaves its loop only when its queue is idle
+ * (kublk.c: ublk_queue_is_done()).
+ */
+static void ublk_queue_fail(struct ublk_queue_ctx *qc)
+{
+	unsigned n = qc->reqs_in_target;
+
+	qc->draining = true;
+	vublk_info("queue %u: failing new requests until the device stops (%u request%s still in the target)",
+		   qc->pub.q_id, n, ublk_plural(n));
+	__atomic_store_n(&qc->srv->queue_failed, true, __ATOMIC_RELEASE);
+	ublk_notify(qc->srv->stop_req_efd);
+}
+
 static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 {
 	int ret;
@@ -380,33 +412,26 @@ static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 				    qc->pub.q_id, strerror(-ret));
 			return ret;
 		}
-		if (qc->failed || qc->ring.broken)
-			return -EIO;
+		if ((qc->failed || qc->ring.broken) && !qc->draining)
+			ublk_queue_fail(qc);
 	}
 	/* Send the last commits (the driver ignores them once aborted). */
 	ret = vublk_ring_submit(&qc->ring, 0, NULL);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	return qc->draining ? -EIO : 0;
 }
 
-/* How long a queue that failed waits for its target's I/O. */
+/* How long a queue whose wait failed waits for its target's I/O. */
 #define UBLK_QUEUE_DRAIN_SECONDS 30
 
-/* "s" after a count other than one. */
-static const char *ublk_plural(unsigned n)
-{
-	return n == 1 ? "" : "s";
-}
-
 /*
- * A queue that stopped on an error (a refused command, a lost SQE, a
- * failing wait) may still have requests in its target: a read in io-wq or
- * an O_DIRECT read writing into a tag buffer, a verity tree read into the
- * target's memory.  Teardown frees both, so that I/O must end first, as
- * the kernel's ublk selftest server leaves its loop only once its queue
- * is idle (kublk.c: ublk_queue_is_done()).  Their results are committed
- * as usual; no new request goes to the target: those that arrive
- * meanwhile fail at once with EIO.  Bounded, as a lost SQE may be the
- * very one a request waits for: teardown then goes ahead, and says so.
+ * The queue's io_uring wait itself failed: it cannot serve on.  The
+ * requests still in its target may be writing into a tag buffer or the
+ * target's memory, which teardown frees, so wait for them first, as
+ * ublk_queue_fail() does while serving, reaping CQEs ten times a second.
+ * Bounded: a wait that keeps failing may never deliver them; teardown
+ * then goes ahead, and says so.
  */
 static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 {
@@ -556,7 +581,7 @@ static int ublk_queue_alloc_reg(struct ublk_queue_ctx *qc)
 	return -ENOMEM;
 }
 
-/* $VUBLK_TEST_FAIL_QUEUE_AFTER=N (tests of ublk_queue_drain()). */
+/* $VUBLK_TEST_FAIL_QUEUE_AFTER=N (tests of ublk_queue_fail()). */
 static void ublk_queue_test_hooks(struct ublk_queue_ctx *qc)
 {
 	const char *v = getenv("VUBLK_TEST_FAIL_QUEUE_AFTER");

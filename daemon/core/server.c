@@ -666,6 +666,12 @@ static int ublk_server_wait_stop(struct vublk_server *s)
 				   s->info.dev_id, si.ssi_signo);
 			return 0;
 		}
+		if (pfd[1].revents & POLLIN &&
+		    __atomic_load_n(&s->queue_failed, __ATOMIC_ACQUIRE)) {
+			vublk_error("device %u: a queue failed; stopping the device",
+				    s->info.dev_id);
+			return -EIO;
+		}
 		if (pfd[1].revents & POLLIN) {
 			vublk_info("device %u: the %s target asked to stop the device",
 				   s->info.dev_id, s->tgt->ops->name);

@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# A queue that stops on an error while its target still has requests in
-# flight waits for them before its teardown frees the buffers they are
-# read into and the target's queue state: O_DIRECT reads of the loop
-# target into our buffers, the same with explicit zero copy (each
-# request's registration in flight too, where the driver has zero copy),
-# and verity's reads with its verify thread.  The reader ends in
-# seconds, and the server exits having waited for its requests.  The
-# failure is the test knob VUBLK_TEST_FAIL_QUEUE_AFTER=N: the queue fails
-# as if the driver had refused a command once N requests went to the
-# target.
+# A queue that fails while its target still has requests in flight goes
+# on until the device stops: those requests finish (their buffers, and
+# the target's queue state, are freed only after), new ones fail at once,
+# and the device's stop then ends the queue as any stop does.  Run on
+# O_DIRECT reads of the loop target into our buffers, the same with
+# explicit zero copy (each request's registration in flight too, where
+# the driver has zero copy), and verity's reads with its verify thread:
+# the reader ends, the server stops the device and exits.  The failure is the test knob
+# VUBLK_TEST_FAIL_QUEUE_AFTER=N: the queue fails as if the driver had
+# refused a command once N requests went to the target.
 . "$(dirname "$0")/lib.sh"
 need_cmd fio timeout
 
@@ -33,19 +33,22 @@ fail_in_flight() {
 	wait_until 60 eval '! kill -0 "$pid" 2>/dev/null' ||
 		fail "$what: the server (pid $pid) still runs after its queue failed"
 	took=$((SECONDS - start))
-	# 1-2 s here; the block layer's 30 s timeout would mean a request
-	# left holding its tag, which closing the ring cannot abort.
-	[ $took -lt 20 ] || fail "$what: reader and server took $took s to end"
 	grep -q "queue 0 stopped on an error" "$log" ||
 		fail "$what: the queue did not fail: $(cat "$log")"
-	grep -Eq "queue 0: waiting for [1-9][0-9]* requests? still in the target before stopping" "$log" ||
-		fail "$what: the queue did not wait for its target's requests: $(cat "$log")"
-	! grep -q "stopping anyway" "$log" ||
-		fail "$what: requests were left in the target: $(cat "$log")"
+	grep -Eq "queue 0: failing new requests until the device stops \([1-9][0-9]* requests? still in the target\)" "$log" ||
+		fail "$what: the queue did not go on for its target's requests: $(cat "$log")"
+	grep -q "device $ID: a queue failed; stopping the device" "$log" ||
+		fail "$what: the server did not stop the device: $(cat "$log")"
+	! grep -Eq "stopping anyway|STOP_DEV did not complete" "$log" ||
+		fail "$what: requests were left behind: $(cat "$log")"
 	! grep -q "AddressSanitizer" "$log" ||
 		fail "$what: the sanitizer reported: $(cat "$log")"
+	# 1-2 s here, or about 30 s, as a plain vublk del of a device under
+	# the same load takes (DEL_DEV waits out its 10 s among them): an
+	# open issue of the stop path, not of the failed queue.
+	[ $took -lt 50 ] || fail "$what: reader and server took $took s to end: $(cat "$log")"
 	"$VUBLK" del -n "$ID" >/dev/null 2>&1
-	say "$what: $(grep -Eo 'waiting for [0-9]+ requests?' "$log"); reader and server done in ${took} s"
+	say "$what: $(grep -Eo '[0-9]+ requests? still in the target' "$log"); reader and server done in ${took} s"
 }
 
 cp "$T/data" "$T/disk.img"
