@@ -34,6 +34,8 @@
  * io_ring_exit_work()) and the driver has quiesced the device; we ask
  * again every 100 ms for UBLK_RECOVERY_BUSY_WAIT_S (ublk_ctrl.h). */
 #define UBLK_RECOVERY_BUSY_PAUSE_MS 100
+/* How often a deleted device's id is looked up until the kernel frees it. */
+#define UBLK_DEL_RELEASE_PAUSE_MS 10
 
 const char *ublk_control_path(void)
 {
@@ -149,6 +151,7 @@ static const char *ublk_ctrl_cmd_name(unsigned op)
 	switch (_IOC_NR(op)) {
 	case UBLK_CMD_ADD_DEV: return "ADD_DEV";
 	case UBLK_CMD_DEL_DEV: return "DEL_DEV";
+	case UBLK_CMD_DEL_DEV_ASYNC: return "DEL_DEV_ASYNC";
 	case UBLK_CMD_START_DEV: return "START_DEV";
 	case UBLK_CMD_STOP_DEV: return "STOP_DEV";
 	case UBLK_CMD_SET_PARAMS: return "SET_PARAMS";
@@ -220,6 +223,7 @@ static unsigned ublk_ctrl_encode(const struct ublk_ctrl *c, unsigned nr)
 	case UBLK_CMD_GET_DEV_INFO:
 	case UBLK_CMD_GET_PARAMS:
 	case UBLK_CMD_GET_FEATURES:
+	case UBLK_CMD_DEL_DEV_ASYNC:
 		return VUBLK_U_CMD(_IOR, nr);
 	default:
 		return VUBLK_U_CMD(_IOWR, nr);
@@ -337,11 +341,65 @@ int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id)
 	return ublk_ctrl_cmd(c, UBLK_CMD_STOP_DEV, dev_id, NULL, 0, 0);
 }
 
+/*
+ * Is the device that had token `token` still in the kernel under dev_id?
+ * (Once its id is freed, another device may take it.)
+ */
+static bool ublk_ctrl_dev_present(struct ublk_ctrl *c, unsigned dev_id,
+				  uint64_t token)
+{
+	struct ublksrv_ctrl_dev_info info;
+
+	return ublk_ctrl_get_dev_info(c, dev_id, &info) == 0 &&
+	       info.ublksrv_flags == token;
+}
+
+/*
+ * Why not plain DEL_DEV: it removes the device, then waits in the driver
+ * until the device's last reference is gone (ublk_ctrl_del_dev():
+ * wait_event_interruptible(ublk_idr_wq, ublk_idr_freed(idx))), and the
+ * disk holds one until its last opener closes /dev/ublkbN.  A program
+ * that keeps the dead disk open holds the command that long: fio, for
+ * one, reads 0 bytes from it at full speed until its runtime ends.
+ * DEL_DEV_ASYNC (6.9) removes the device the same way and returns, as
+ * ublksrv's `ublk del --async` and libublk's UBLK_DEV_F_DEL_DEV_ASYNC
+ * do; we then wait, bounded, for what is quick: the release of our own
+ * /dev/ublkcN (the server's io_urings are freed asynchronously) and of a
+ * brief opener such as udev's probe, so that the id is free for the next
+ * `vublk add -n ID` in the common case.  A driver without DEL_DEV_ASYNC
+ * answers -EOPNOTSUPP (or the plain numbers are all it takes) and gets
+ * DEL_DEV, bounded as every command is.
+ */
 int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id)
 {
-	/* Waits in the kernel until the char device is released, so every
-	 * fd, mapping and io_uring on /dev/ublkcN must be gone first. */
-	return ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV, dev_id, NULL, 0, 0);
+	struct timespec pause = {
+		.tv_nsec = UBLK_DEL_RELEASE_PAUSE_MS * 1000 * 1000,
+	};
+	struct ublksrv_ctrl_dev_info info;
+	unsigned waited;
+	int ret = -EOPNOTSUPP;
+
+	if (c->encoded) {
+		ret = ublk_ctrl_get_dev_info(c, dev_id, &info);
+		if (ret < 0)
+			return ret;
+		ret = ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV_ASYNC, dev_id, NULL, 0,
+				    0);
+	}
+	if (ret == -EOPNOTSUPP)
+		return ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV, dev_id, NULL, 0, 0);
+	if (ret < 0)
+		return ret;
+	for (waited = 0; ublk_ctrl_dev_present(c, dev_id, info.ublksrv_flags);
+	     waited += UBLK_DEL_RELEASE_PAUSE_MS) {
+		if (waited >= UBLK_DEL_RELEASE_WAIT_MS) {
+			vublk_info("device %u is deleted, but a program still has /dev/ublkb%u open: the kernel frees id %u when it closes the disk",
+				   dev_id, dev_id, dev_id);
+			break;
+		}
+		nanosleep(&pause, NULL);
+	}
+	return 0;
 }
 
 int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,

@@ -39,6 +39,14 @@ int ublk_ctrl_set_params(struct ublk_ctrl *c, unsigned dev_id,
 			 struct vublk_ublk_params *p);
 int ublk_ctrl_start_dev(struct ublk_ctrl *c, unsigned dev_id, int pid);
 int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id);
+/*
+ * Delete the device and wait, at most UBLK_DEL_RELEASE_WAIT_MS, for the
+ * kernel to free its id.  The id stays taken while a program still has
+ * /dev/ublkbN open (the disk holds the device): then one info line says
+ * so and the result is 0 all the same, as the device is deleted; the
+ * kernel frees the id at the last close.
+ */
+#define UBLK_DEL_RELEASE_WAIT_MS 1000
 int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id);
 int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,
 			   struct ublksrv_ctrl_dev_info *info);
@@ -73,7 +81,7 @@ int ublk_ctrl_quiesce_dev(struct ublk_ctrl *c, unsigned dev_id,
  */
 int ublk_ctrl_try_stop_dev(struct ublk_ctrl *c, unsigned dev_id);
 
-/* STOP_DEV then DEL_DEV, for a device whose server is gone. */
+/* STOP_DEV then ublk_ctrl_del_dev(), for a device whose server is gone. */
 int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id);
 /* "live", "dead", "quiesced", "fail-io" or "unknown". */
 const char *ublk_dev_state_name(unsigned state);
