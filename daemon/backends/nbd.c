@@ -48,24 +48,17 @@ static bool nbd_scheme_has(const char *uri, const char *transport)
 	return sep && memmem(uri, sep - uri, transport, strlen(transport));
 }
 
-/* The value of hex digit c (one isxdigit() took). */
-static unsigned nbd_hex_value(char c)
-{
-	return isdigit((unsigned char)c) ? (unsigned)(c - '0') :
-	       (unsigned)(tolower((unsigned char)c) - 'a' + 10);
-}
-
 /* [s, s + n) with its %XX escapes decoded, into out (size > n). */
 static void nbd_uri_unescape(const char *s, size_t n, char *out)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n &&
-		    isxdigit((unsigned char)s[i + 1]) &&
-		    isxdigit((unsigned char)s[i + 2])) {
-			out[o++] = (char)(nbd_hex_value(s[i + 1]) << 4 |
-					  nbd_hex_value(s[i + 2]));
+		int hi = i + 2 < n ? vublk_hex_value(s[i + 1]) : -1;
+		int lo = i + 2 < n ? vublk_hex_value(s[i + 2]) : -1;
+
+		if (s[i] == '%' && hi >= 0 && lo >= 0) {
+			out[o++] = (char)(hi << 4 | lo);
 			i += 2;
 		} else {
 			out[o++] = s[i];

@@ -649,7 +649,7 @@ static void nbd_queue_note_stall(struct nbd_queue *nq,
 	snprintf(oldest, sizeof(oldest),
 		 "the oldest: %s of %u bytes at byte %" PRIu64 ", sent %u time%s; %u in flight here",
 		 nbd_op_names[bio->req.op], bio->req.len, bio->req.offset,
-		 bio->sends, bio->sends == 1 ? "" : "s", n);
+		 bio->sends, vublk_plural(bio->sends), n);
 	nbd_conn_note_stall(nq->conn, oldest, nq->answering);
 }
 

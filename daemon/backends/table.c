@@ -181,7 +181,7 @@ void vublk_backend_fit_queues(const struct vublk_backend *be,
 	if (!be->max_queues || *nr_queues <= be->max_queues)
 		return;
 	vublk_info("%s: %u queue%s instead of %u: %s serves no more at once",
-		   be->path, be->max_queues, be->max_queues == 1 ? "" : "s",
+		   be->path, be->max_queues, vublk_plural(be->max_queues),
 		   *nr_queues, be->ops->name);
 	*nr_queues = be->max_queues;
 }

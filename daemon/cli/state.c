@@ -167,14 +167,14 @@ static const char *json_skip_ws(const char *p)
  */
 static const char *json_parse_u4(const char *p, unsigned *u)
 {
-	int i;
+	int i, v;
 
 	*u = 0;
 	for (i = 0; i < 4; i++) {
-		if (!isxdigit((unsigned char)p[i]))
+		v = vublk_hex_value(p[i]);
+		if (v < 0)
 			return NULL;
-		*u = *u << 4 | (unsigned)(isdigit((unsigned char)p[i]) ?
-			p[i] - '0' : (tolower((unsigned char)p[i]) - 'a' + 10));
+		*u = *u << 4 | (unsigned)v;
 	}
 	return p + 3;
 }

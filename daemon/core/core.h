@@ -45,8 +45,9 @@ struct ublk_queue_ctx {
 	unsigned reqs_in_target;	/* passed to queue_io, not completed */
 	bool stop_requested;
 	bool failed;			/* a command was refused: stop */
-	bool draining;			/* failed: new requests fail, the
-					 * target's finish (ublk_queue_fail) */
+	bool failing;			/* failed: new requests fail, the
+					 * target's finish (ublk_queue_fail,
+					 * ublk_queue_drain) */
 	/* $VUBLK_TEST_FAIL_QUEUE_AFTER (tests): the queue fails as if a
 	 * command were refused once it has given this many requests to
 	 * the target; 0: never. */

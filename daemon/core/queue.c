@@ -257,7 +257,7 @@ static void ublk_queue_handle_reg_cqe(struct ublk_queue_ctx *qc,
 		return;
 	}
 	qc->registered[tag] = true;
-	if (qc->draining) {
+	if (qc->failing) {
 		vublk_complete_io(&qc->pub, tag, -EIO);
 		return;
 	}
@@ -284,11 +284,11 @@ static void ublk_queue_handle_cmd_cqe(struct ublk_queue_ctx *qc,
 {
 	qc->cmds_in_kernel--;
 	if (res == UBLK_IO_RES_OK) {
-		if (!qc->draining) {
+		if (!qc->failing) {
 			ublk_queue_dispatch(qc, tag);
 			return;
 		}
-		/* Draining: nothing new for the target.  Failed at once,
+		/* Failing: nothing new for the target.  Failed at once,
 		 * and the tag armed again: closing the ring aborts the
 		 * queue's requests only by cancelling an armed command
 		 * (ublk_uring_cmd_cancel_fn()), and a tag left holding a
@@ -369,12 +369,6 @@ static int ublk_queue_run_once(struct ublk_queue_ctx *qc,
 	return ret < 0 ? ret : 0;
 }
 
-/* "s" after a count other than one. */
-static const char *ublk_plural(unsigned n)
-{
-	return n == 1 ? "" : "s";
-}
-
 /*
  * The driver refused a command, or the ring lost an SQE: a request may
  * wait in the kernel that this queue can no longer answer, so the device
@@ -394,9 +388,9 @@ static void ublk_queue_fail(struct ublk_queue_ctx *qc)
 {
 	unsigned n = qc->reqs_in_target;
 
-	qc->draining = true;
+	qc->failing = true;
 	vublk_info("queue %u: failing new requests until the device stops (%u request%s still in the target)",
-		   qc->pub.q_id, n, ublk_plural(n));
+		   qc->pub.q_id, n, vublk_plural(n));
 	__atomic_store_n(&qc->srv->queue_failed, true, __ATOMIC_RELEASE);
 	ublk_notify(qc->srv->stop_req_efd);
 }
@@ -412,14 +406,14 @@ static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 				    qc->pub.q_id, strerror(-ret));
 			return ret;
 		}
-		if ((qc->failed || qc->ring.broken) && !qc->draining)
+		if ((qc->failed || qc->ring.broken) && !qc->failing)
 			ublk_queue_fail(qc);
 	}
 	/* Send the last commits (the driver ignores them once aborted). */
 	ret = vublk_ring_submit(&qc->ring, 0, NULL);
 	if (ret < 0)
 		return ret;
-	return qc->draining ? -EIO : 0;
+	return qc->failing ? -EIO : 0;
 }
 
 /* How long a queue whose wait failed waits for its target's I/O. */
@@ -440,16 +434,16 @@ static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 	unsigned n = qc->reqs_in_target;
 	int ret = 0, sent;
 
-	qc->draining = true;
+	qc->failing = true;
 	if (!n)
 		return;
 	if (clock_gettime(CLOCK_MONOTONIC, &start)) {
 		vublk_error("queue %u: cannot read the clock (%s); stopping without waiting for the %u request%s in the target",
-			    qc->pub.q_id, strerror(errno), n, ublk_plural(n));
+			    qc->pub.q_id, strerror(errno), n, vublk_plural(n));
 		return;
 	}
 	vublk_info("queue %u: waiting for %u request%s still in the target before stopping",
-		   qc->pub.q_id, n, ublk_plural(n));
+		   qc->pub.q_id, n, vublk_plural(n));
 	now = start;
 	while (qc->reqs_in_target &&
 	       now.tv_sec - start.tv_sec < UBLK_QUEUE_DRAIN_SECONDS) {
@@ -470,7 +464,7 @@ static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 	n = qc->reqs_in_target;
 	if (n)
 		vublk_error("queue %u: %u request%s still in the target after %ld s%s%s; stopping anyway",
-			    qc->pub.q_id, n, ublk_plural(n),
+			    qc->pub.q_id, n, vublk_plural(n),
 			    (long)(now.tv_sec - start.tv_sec),
 			    ret < 0 ? ", io_uring wait failing: " : "",
 			    ret < 0 ? strerror(-ret) : "");

@@ -25,6 +25,24 @@ void vublk_log_set_error_hook(void (*hook)(void *ctx, const char *line),
 /* Prefix lines with the local time (for a log file). */
 void vublk_log_set_timestamps(bool on);
 
+/* The value of hex digit c (either case), or -1 if c is not one. */
+static inline int vublk_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "s" after a count other than one: "%u request%s", n, vublk_plural(n). */
+static inline const char *vublk_plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /*
  * A whole number in [min, max] into *out, in decimal digits only: "010"
  * is ten, never octal eight, and "0x10", "+1", " 1" or "1k" are refused
