@@ -280,28 +280,51 @@ static int bench_round_unverified(struct bench_round *o,
 	return 0;
 }
 
+/* The image as the limits read it: opened once, at the first round's
+ * limits (after the verity target has accepted it), kept for the rest. */
+struct bench_limits_image {
+	int fd;			/* -1 until opened */
+	struct f2fslayout_image img;
+};
+
+/* 0, or 1 after one line. */
+static int bench_limits_image_open(struct bench_limits_image *li,
+				   const char *image)
+{
+	int err;
+
+	li->fd = open(image, O_RDONLY | O_CLOEXEC);
+	err = li->fd < 0 ? -errno : f2fslayout_read(li->fd, &li->img);
+	if (!err)
+		return 0;
+	bench_error("cannot re-read %s: %s", image, f2fslayout_strerror(err));
+	if (li->fd >= 0)
+		close(li->fd);
+	li->fd = -1;
+	return 1;
+}
+
+static void bench_limits_image_close(struct bench_limits_image *li)
+{
+	if (li->fd < 0)
+		return;
+	f2fslayout_image_release(&li->img);
+	close(li->fd);
+}
+
 /* The limits over the bytes the verified read read (up to 1 GiB); 0, or
  * 1 after one line. */
 static int bench_round_limits(struct bench_round *o, const char *image,
-			      const char **hash_impl)
+			      struct bench_limits_image *li)
 {
-	struct f2fslayout_image img;
-	int fd = open(image, O_RDONLY | O_CLOEXEC), err;
+	int err;
 
-	err = fd < 0 ? -errno : f2fslayout_read(fd, &img);
-	if (err) {
-		bench_error("cannot re-read %s: %s", image,
-			    f2fslayout_strerror(err));
-		if (fd >= 0)
-			close(fd);
+	if (li->fd < 0 && bench_limits_image_open(li, image))
 		return 1;
-	}
-	err = bench_sha_limits(fd, &img.params, img.layout.data_size,
+	err = bench_sha_limits(li->fd, &li->img.params,
+			       li->img.layout.data_size,
 			       o->done < (1ULL << 30) ? o->done : 1ULL << 30,
 			       &o->raw, &o->merkle);
-	*hash_impl = merkle_hash_impl(&img.params);
-	f2fslayout_image_release(&img);
-	close(fd);
 	o->limits_err = err;
 	return err && err != -ERANGE;
 }
@@ -311,7 +334,7 @@ static int bench_round_limits(struct bench_round *o, const char *image,
  * to be one: a refused image gets its one line and nothing on stdout. */
 static int bench_verity_round(struct bench_round *o, const struct bench_args *a,
 			      const char *const *vopts, bool header,
-			      const char **hash_impl)
+			      struct bench_limits_image *li)
 {
 	const struct bench_target verified = { .ops = &vublk_tgt_verity,
 					       .path = a->image,
@@ -336,7 +359,7 @@ static int bench_verity_round(struct bench_round *o, const struct bench_args *a,
 	bench_run_close(&r);
 	if (bench_round_unverified(o, a, size))
 		return 1;
-	return bench_round_limits(o, a->image, hash_impl);
+	return bench_round_limits(o, a->image, li);
 }
 
 static int bench_cmp_double(const void *x, const void *y)
@@ -423,7 +446,7 @@ int bench_verity(const struct bench_args *a)
 	struct bench_ratios *ratios = calloc(n, sizeof(*ratios)), q;
 	double *tmp = calloc(n, sizeof(*tmp));
 	struct bench_verity_opts vopts;
-	const char *hash_impl = "";
+	struct bench_limits_image li = { .fd = -1 };
 	int status = 1;
 
 	if (!rounds || !ratios || !tmp) {
@@ -434,8 +457,7 @@ int bench_verity(const struct bench_args *a)
 	if (!a->direct)
 		bench_drop_page_cache(a->image);
 	for (unsigned i = 0; i < n; i++) {
-		if (bench_verity_round(&rounds[i], a, vopts.v, i == 0,
-				       &hash_impl))
+		if (bench_verity_round(&rounds[i], a, vopts.v, i == 0, &li))
 			goto out;
 		if (!rounds[i].limits_err)
 			ratios[i] = bench_round_ratios(&rounds[i]);
@@ -446,11 +468,12 @@ int bench_verity(const struct bench_args *a)
 			n = i + 1;
 	}
 	bench_round_medians(rounds, ratios, n, &o, &q, tmp);
-	bench_report(&o, &q, n, a->seconds, hash_impl);
+	bench_report(&o, &q, n, a->seconds, merkle_hash_impl(&li.img.params));
 	if (o.errors || o.plain_errors)
 		goto out;
 	status = a->plot ? bench_plot(a, &o) : 0;
 out:
+	bench_limits_image_close(&li);
 	free(rounds);
 	free(ratios);
 	free(tmp);
