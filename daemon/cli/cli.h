@@ -114,9 +114,10 @@ bool vublk_pidfd_wait(int pidfd, int timeout_ms);
  * the state file with the pid. */
 uint64_t vublk_proc_start_time(pid_t pid);
 /*
- * STOP_DEV and DEL_DEV of device id only while it carries token (it may be
- * another device by now): 0 when it is gone, -ESTALE when the id belongs
- * to another device (left alone), else what removing it gave.
+ * STOP_DEV and delete device id only while it carries token (it may be
+ * another device by now): 0 when it is gone or deleted (its disk still
+ * open: one line says so), -ESTALE when the id belongs to another device
+ * (left alone), else what removing it gave.
  */
 struct ublk_ctrl;
 int vublk_remove_if_ours(struct ublk_ctrl *c, unsigned id, uint64_t token);

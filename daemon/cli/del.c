@@ -5,8 +5,10 @@
  * A running server is asked to stop with SIGTERM: it stops the device,
  * finishes its in-flight I/O, deletes the device and exits; we wait for
  * that, bounded.  A device whose server is gone (killed) is still in the
- * kernel until someone sends DEL_DEV: we send STOP_DEV and DEL_DEV
- * ourselves, as ublksrv's `ublk del` does for a dead daemon.
+ * kernel until someone deletes it: we send STOP_DEV and delete it
+ * ourselves, as ublksrv's `ublk del` does for a dead daemon.  A deleted
+ * device whose disk is still open stays in the kernel until the last
+ * close; del says so and does not wait (core/ctrl.c: ublk_ctrl_del_dev()).
  *
  * `vublk del --safe` stops nothing that is open (mounted, held by another
  * device, or open in a program): a running server is asked to stop
@@ -30,7 +32,8 @@
 #include "cli.h"
 #include "ublk_ctrl.h"
 
-/* A clean stop takes a STOP_DEV and a DEL_DEV, 10 s bound each. */
+/* A clean stop takes a STOP_DEV and a delete, 10 s bound each (DEL_DEV
+ * of a kernel before 6.11; DEL_DEV_ASYNC answers at once). */
 #define DEL_SERVER_WAIT_MS 30000
 
 /* What del knows of one device id. */

@@ -148,7 +148,12 @@ int vublk_remove_if_ours(struct ublk_ctrl *c, unsigned id, uint64_t token)
 		return ret;
 	if (info.ublksrv_flags != token)
 		return -ESTALE;	/* another device has the id now */
-	return ublk_ctrl_remove_dev(c, id);
+	if (ublk_dev_deleted(id)) {
+		/* Its server deleted it; nothing we send frees the id. */
+		ublk_say_deleted_in_use(id);
+		return 0;
+	}
+	return ublk_ctrl_remove_dev(c, id, token);
 }
 
 void vublk_state_remove_if_ours(unsigned id, uint64_t token)

@@ -88,6 +88,8 @@ static void list_probe(struct ublk_ctrl *c, unsigned id, struct list_entry *e)
 		e->state = e->info.state == UBLK_S_DEV_FAIL_IO ? "fail-io" :
 			   "quiesced";
 		list_set_hint(e, "recover");
+	} else if (!running && ublk_dev_deleted(id)) {
+		e->state = "deleted";		/* its disk still open */
 	} else if (!running) {
 		e->state = "dead";		/* server gone */
 		list_set_hint(e, "del");

@@ -44,10 +44,11 @@ struct ublk_queue_ctx {
 	unsigned cmds_in_kernel;	/* armed FETCH / COMMIT_AND_FETCH */
 	unsigned reqs_in_target;	/* passed to queue_io, not completed */
 	bool stop_requested;
-	bool failed;			/* a command was refused: stop */
-	bool failing;			/* failed: new requests fail, the
-					 * target's finish (ublk_queue_fail,
-					 * ublk_queue_drain) */
+	bool failed;			/* a command was refused: the queue
+					 * must fail (ublk_queue_serve) */
+	bool failing;			/* it has: new requests fail at once,
+					 * those in the target finish
+					 * (ublk_queue_fail, ublk_queue_drain) */
 	/* $VUBLK_TEST_FAIL_QUEUE_AFTER (tests): the queue fails as if a
 	 * command were refused once it has given this many requests to
 	 * the target; 0: never. */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -341,65 +342,105 @@ int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id)
 	return ublk_ctrl_cmd(c, UBLK_CMD_STOP_DEV, dev_id, NULL, 0, 0);
 }
 
-/*
- * Is the device that had token `token` still in the kernel under dev_id?
- * (Once its id is freed, another device may take it.)
- */
-static bool ublk_ctrl_dev_present(struct ublk_ctrl *c, unsigned dev_id,
-				  uint64_t token)
+bool ublk_dev_deleted(unsigned dev_id)
 {
-	struct ublksrv_ctrl_dev_info info;
+	char path[64];
 
-	return ublk_ctrl_get_dev_info(c, dev_id, &info) == 0 &&
-	       info.ublksrv_flags == token;
+	/* ublk_remove() ran cdev_device_del(): the char device's sysfs entry
+	 * goes with it, while GET_DEV_INFO still finds the device until its
+	 * last reference is gone.  Without sysfs there is no telling. */
+	if (access("/sys/class/ublk-char", F_OK))
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/ublk-char/ublkc%u", dev_id);
+	return access(path, F_OK) && errno == ENOENT;
+}
+
+void ublk_say_deleted_in_use(unsigned dev_id)
+{
+	vublk_info("device %u is deleted, but its disk is still open (mounted, held by another device, or open in a program): the kernel frees id %u when it is closed",
+		   dev_id, dev_id);
+}
+
+/* Milliseconds since *start (CLOCK_MONOTONIC); LONG_MAX if the clock
+ * cannot be read, which ends a bounded wait. */
+static long ublk_ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now))
+		return LONG_MAX;
+	return (now.tv_sec - start->tv_sec) * 1000 +
+	       (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/*
+ * Wait, at most UBLK_DEL_RELEASE_WAIT_MS, for the kernel to free the id
+ * of the deleted device that had token: 0 once the id is free or names
+ * another device, -EBUSY if the device is still there, else -errno (the
+ * kernel did not answer).
+ */
+static int ublk_ctrl_wait_released(struct ublk_ctrl *c, unsigned dev_id,
+				   uint64_t token)
+{
+	struct timespec pause = {
+		.tv_nsec = UBLK_DEL_RELEASE_PAUSE_MS * 1000 * 1000,
+	};
+	struct ublksrv_ctrl_dev_info info;
+	struct timespec start;
+	int ret;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &start))
+		start = (struct timespec){ 0 };	/* one look, no wait */
+	for (;;) {
+		ret = ublk_ctrl_get_dev_info(c, dev_id, &info);
+		if (ret == -ENODEV || (!ret && info.ublksrv_flags != token))
+			return 0;
+		if (ret < 0)
+			return ret;
+		if (ublk_ms_since(&start) >= UBLK_DEL_RELEASE_WAIT_MS)
+			return -EBUSY;
+		nanosleep(&pause, NULL);
+	}
 }
 
 /*
  * Why not plain DEL_DEV: it removes the device, then waits in the driver
  * until the device's last reference is gone (ublk_ctrl_del_dev():
  * wait_event_interruptible(ublk_idr_wq, ublk_idr_freed(idx))), and the
- * disk holds one until its last opener closes /dev/ublkbN.  A program
- * that keeps the dead disk open holds the command that long: fio, for
- * one, reads 0 bytes from it at full speed until its runtime ends.
- * DEL_DEV_ASYNC (6.9) removes the device the same way and returns, as
- * ublksrv's `ublk del --async` and libublk's UBLK_DEV_F_DEL_DEV_ASYNC
- * do; we then wait, bounded, for what is quick: the release of our own
- * /dev/ublkcN (the server's io_urings are freed asynchronously) and of a
- * brief opener such as udev's probe, so that the id is free for the next
- * `vublk add -n ID` in the common case.  A driver without DEL_DEV_ASYNC
- * answers -EOPNOTSUPP (or the plain numbers are all it takes) and gets
- * DEL_DEV, bounded as every command is.
+ * disk holds one until its last opener closes /dev/ublkbN.  A mount, or a
+ * program that keeps the dead disk open, holds the command that long:
+ * fio, for one, reads 0 bytes from it at full speed until its runtime
+ * ends.  DEL_DEV_ASYNC removes the device the same way and returns, as
+ * ublksrv's `ublk del --async` and libublk's UBLK_DEV_F_DEL_DEV_ASYNC do.
+ * It came in 6.9, but 6.9's and 6.10's driver matched it against the
+ * plain numbers and answered -EOPNOTSUPP ("ublk: fix
+ * UBLK_CMD_DEL_DEV_ASYNC handling", 6.11); such a driver, and one that
+ * takes only the plain numbers, gets DEL_DEV.  We then wait, bounded,
+ * for what is quick: the release of our own /dev/ublkcN (the server's
+ * io_urings are freed asynchronously) and of a brief opener such as
+ * udev's probe, so that the id is free for the next `vublk add -n ID` in
+ * the common case.
  */
-int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id)
+int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id, uint64_t token)
 {
-	struct timespec pause = {
-		.tv_nsec = UBLK_DEL_RELEASE_PAUSE_MS * 1000 * 1000,
-	};
 	struct ublksrv_ctrl_dev_info info;
-	unsigned waited;
-	int ret = -EOPNOTSUPP;
+	int ret = ublk_ctrl_get_dev_info(c, dev_id, &info);
 
-	if (c->encoded) {
-		ret = ublk_ctrl_get_dev_info(c, dev_id, &info);
-		if (ret < 0)
-			return ret;
-		ret = ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV_ASYNC, dev_id, NULL, 0,
-				    0);
-	}
+	if (ret < 0)
+		return ret;
+	if (info.ublksrv_flags != token)
+		return -ESTALE;
+	if (!c->encoded)
+		return ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV, dev_id, NULL, 0, 0);
+	ret = ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV_ASYNC, dev_id, NULL, 0, 0);
 	if (ret == -EOPNOTSUPP)
 		return ublk_ctrl_cmd(c, UBLK_CMD_DEL_DEV, dev_id, NULL, 0, 0);
 	if (ret < 0)
 		return ret;
-	for (waited = 0; ublk_ctrl_dev_present(c, dev_id, info.ublksrv_flags);
-	     waited += UBLK_DEL_RELEASE_PAUSE_MS) {
-		if (waited >= UBLK_DEL_RELEASE_WAIT_MS) {
-			vublk_info("device %u is deleted, but a program still has /dev/ublkb%u open: the kernel frees id %u when it closes the disk",
-				   dev_id, dev_id, dev_id);
-			break;
-		}
-		nanosleep(&pause, NULL);
-	}
-	return 0;
+	ret = ublk_ctrl_wait_released(c, dev_id, token);
+	if (ret == -EBUSY)
+		ublk_say_deleted_in_use(dev_id);
+	return ret == -EBUSY ? 0 : ret;
 }
 
 int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,
@@ -504,14 +545,15 @@ int ublk_ctrl_try_stop_dev(struct ublk_ctrl *c, unsigned dev_id)
 	return ublk_ctrl_stop_dev(c, dev_id);
 }
 
-int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id)
+int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id,
+			 uint64_t token)
 {
 	int ret = ublk_ctrl_stop_dev(c, dev_id);
 
 	/* STOP_DEV of a device that is already dead is a no-op. */
 	if (ret < 0 && ret != -ENODEV)
 		return ret;
-	ret = ublk_ctrl_del_dev(c, dev_id);
+	ret = ublk_ctrl_del_dev(c, dev_id, token);
 	return ret == -ENODEV ? 0 : ret;
 }
 

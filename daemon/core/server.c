@@ -19,11 +19,11 @@
  *    which the queues still serve), then the driver completes every armed
  *    command with UBLK_IO_RES_ABORT (ublk_drv.c: ublk_cancel_dev()).  The
  *    queues finish their target I/O and exit; the char device is closed,
- *    and DEL_DEV, which waits for that close, removes the device.
+ *    and the device is deleted (ctrl.c: ublk_ctrl_del_dev()).
  *  - A server that dies (kill -9) never gets here: closing its io_urings
  *    cancels the armed commands, and the driver aborts the device's I/O and
  *    stops the disk itself (ublk_drv.c: ublk_uring_cmd_cancel_fn(),
- *    ublk_nosrv_work()); the device stays until someone sends DEL_DEV.
+ *    ublk_nosrv_work()); the device stays until someone deletes it.
  *    With UBLK_F_USER_RECOVERY the driver instead quiesces the disk
  *    (UBLK_S_DEV_QUIESCED; new I/O waits) and a new server takes over
  *    (cfg->recover): START_USER_RECOVERY, the same queue setup and
@@ -177,7 +177,10 @@ static int ublk_server_add_dev(struct vublk_server *s)
 		.ublksrv_flags = ublk_server_new_token(),
 	};
 	ret = ublk_ctrl_add_dev(&s->ctrl, &s->info);
-	if (ret == -EEXIST)
+	if (ret == -EEXIST && ublk_dev_deleted(cfg->dev_id))
+		vublk_error("device id %u is busy: the device deleted with that id has its disk still open (mounted, held by another device, or open in a program), and the kernel frees the id when it is closed",
+			    cfg->dev_id);
+	else if (ret == -EEXIST)
 		vublk_error("device id %u is busy: a ublk device with that id exists (see: vublk list; free it with: vublk del -n %u)",
 			    cfg->dev_id, cfg->dev_id);
 	else if (ret < 0 && ret != -ETIMEDOUT)
@@ -712,9 +715,10 @@ static int ublk_server_teardown(struct vublk_server *s)
 	if (s->cdev_fd >= 0)
 		close(s->cdev_fd);
 	if (s->dev_added) {
-		r = ublk_ctrl_del_dev(&s->ctrl, s->info.dev_id);
+		r = ublk_ctrl_del_dev(&s->ctrl, s->info.dev_id,
+				      s->info.ublksrv_flags);
 		if (r < 0 && r != -ETIMEDOUT)
-			vublk_error("device %u: DEL_DEV failed: %s",
+			vublk_error("device %u: deleting it failed: %s",
 				    s->info.dev_id, strerror(-r));
 		ret = ret ? ret : r;
 	}

@@ -87,7 +87,7 @@
 /* Control commands the 6.1 header lacks (the plain numbers). */
 #ifndef UBLK_CMD_GET_FEATURES
 #define UBLK_CMD_GET_FEATURES		0x13	/* 6.5 */
-#define UBLK_CMD_DEL_DEV_ASYNC		0x14	/* 6.9, only encoded */
+#define UBLK_CMD_DEL_DEV_ASYNC		0x14	/* 6.9; works from 6.11 */
 #define UBLK_CMD_UPDATE_SIZE		0x15	/* 6.16 */
 #define UBLK_CMD_QUIESCE_DEV		0x16	/* 6.16 */
 #define UBLK_CMD_TRY_STOP_DEV		0x17	/* 7.0 */

@@ -40,14 +40,25 @@ int ublk_ctrl_set_params(struct ublk_ctrl *c, unsigned dev_id,
 int ublk_ctrl_start_dev(struct ublk_ctrl *c, unsigned dev_id, int pid);
 int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id);
 /*
- * Delete the device and wait, at most UBLK_DEL_RELEASE_WAIT_MS, for the
- * kernel to free its id.  The id stays taken while a program still has
- * /dev/ublkbN open (the disk holds the device): then one info line says
- * so and the result is 0 all the same, as the device is deleted; the
- * kernel frees the id at the last close.
+ * Delete the device that carries token (-ESTALE: the id names another
+ * device now, left alone).  Where the driver has DEL_DEV_ASYNC (6.11),
+ * then wait at most UBLK_DEL_RELEASE_WAIT_MS for the kernel to free the
+ * id.  The id stays taken while the disk is still open (mounted, held by
+ * another device, or open in a program): then ublk_say_deleted_in_use()
+ * says so, and the result is 0 all the same, as the device is deleted;
+ * the kernel frees the id at the last close.  An older driver gets
+ * DEL_DEV, which waits for that close, bounded as every command is.
  */
 #define UBLK_DEL_RELEASE_WAIT_MS 1000
-int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id);
+int ublk_ctrl_del_dev(struct ublk_ctrl *c, unsigned dev_id, uint64_t token);
+/*
+ * Whether device dev_id, which the kernel still has, is deleted and kept
+ * only by an opener of its disk until the last close; false where sysfs
+ * cannot tell.
+ */
+bool ublk_dev_deleted(unsigned dev_id);
+/* One info line: device dev_id is deleted, its disk still open. */
+void ublk_say_deleted_in_use(unsigned dev_id);
 int ublk_ctrl_get_dev_info(struct ublk_ctrl *c, unsigned dev_id,
 			   struct ublksrv_ctrl_dev_info *info);
 int ublk_ctrl_get_params(struct ublk_ctrl *c, unsigned dev_id,
@@ -82,7 +93,8 @@ int ublk_ctrl_quiesce_dev(struct ublk_ctrl *c, unsigned dev_id,
 int ublk_ctrl_try_stop_dev(struct ublk_ctrl *c, unsigned dev_id);
 
 /* STOP_DEV then ublk_ctrl_del_dev(), for a device whose server is gone. */
-int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id);
+int ublk_ctrl_remove_dev(struct ublk_ctrl *c, unsigned dev_id,
+			 uint64_t token);
 /* "live", "dead", "quiesced", "fail-io" or "unknown". */
 const char *ublk_dev_state_name(unsigned state);
 

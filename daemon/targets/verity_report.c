@@ -56,7 +56,7 @@ static bool verity_ratelimit_allow(struct verity_ratelimit *rl,
 
 /*
  * --on-corruption=stop: the device stops the way `vublk del` stops it
- * (the core: STOP_DEV, drain, DEL_DEV).  Only once.
+ * (the core: STOP_DEV, drain, delete).  Only once.
  */
 static void verity_stop_device(struct vublk_tgt *t, struct verity_tgt *vt)
 {

@@ -53,7 +53,10 @@ check_gone() {
 	[ ! -e "/dev/ublkb$1" ] || fail "/dev/ublkb$1 still exists"
 	[ ! -e "/dev/ublkc$1" ] || fail "/dev/ublkc$1 still exists"
 	[ ! -e "/sys/class/ublk-char/ublkc$1" ] || fail "ublkc$1 still in /sys/class/ublk-char"
-	"$VUBLK" list -n "$1" >/dev/null 2>&1 && fail "vublk list -n $1 still finds the device"
+	# The id is freed at the disk's last close: a reader that just ended
+	# may still hold it while the kernel tears down its io_uring.
+	wait_until 10 eval '! "$VUBLK" list -n "$1" >/dev/null 2>&1' ||
+		fail "vublk list -n $1 still finds the device"
 	[ ! -e "$RUN_DIR/$1.json" ] || fail "state file $RUN_DIR/$1.json left"
 	[ "$(server_count)" -eq 0 ] || fail "server processes left: $(pgrep -a -x vublk)"
 }
