@@ -14,6 +14,9 @@
 #   IMAGE: sealed with vublk-verity format (e.g. 256 MiB of random data);
 #   BUILD: a build directory.  --rounds: 9 by default; --rows runs only
 #   the rows whose name holds TEXT (e.g. "O_DIRECT").
+#   On a shared host, run it under `taskset -c CPU`: an O_DIRECT read
+#   sleeps and may wake on the other CPU, whose hashing speed can differ
+#   from the one its limits ran on (docs/PERFORMANCE.md, "On one CPU").
 set -uo pipefail
 
 ME=tools/bench/verity-rounds.sh
