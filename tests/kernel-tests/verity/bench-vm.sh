@@ -5,7 +5,8 @@
 # vublk's verity device in its three readahead modes, the kernel's
 # fs-verity and dm-verity.
 #
-# Usage: bench-vm.sh [--kernel=6.12|7.3] [ROUNDS]     (default 9 rounds)
+# Usage: bench-vm.sh [--kernel=6.12|7.3] [--base=BUILD] [ROUNDS]
+#                                                     (default 9 rounds)
 #   On the host it boots the VM lab once (tests/vm/run --kernel=SERIES,
 #   default 7.3) and runs itself there, on $VUBLK_BUILD (default build/;
 #   use a copy that no build touches during the run).  In a guest,
@@ -39,16 +40,23 @@
 # a cold `cat` of an unverified copy of the file on the same filesystem
 # (measured once: data and f2fs metadata reads cancel out).
 #
+# --base=BUILD adds a seventh mode, "base": vublk -t verity in its default
+# readahead mode from another build directory (its own vublk), e.g. the
+# commit before a change: the change's effect on the comparison with
+# dm-verity is then read from one boot, paired round by round.
+#
 # To tell what limits the guest, it also measures (once) the latency of a
 # 4 KiB read of the image file: tree reads x latency bounds what readahead
 # can save.
 set -u
 ME=tests/kernel-tests/verity/bench-vm.sh
 
-kernel='' rounds=9
+kernel='' rounds=9 base=''
 for arg in "$@"; do
 	case $arg in
 	--kernel=*) kernel=${arg#--kernel=} ;;
+	--base=*) base=$(realpath -e "${arg#--base=}") ||
+		{ echo "$ME: no build directory ${arg#--base=}" >&2; exit 2; } ;;
 	-h|--help) sed -n '/^# Usage:/,/^# *$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) rounds=$arg ;;
 	esac
@@ -63,7 +71,7 @@ if [ -z "${VUBLK_IN_VM:-}" ]; then
 	cd "$(dirname "$0")/../../.." || exit 1
 	export VUBLK_BUILD=${VUBLK_BUILD:-$PWD/build}
 	exec tests/vm/run --kernel="${kernel:-7.3}" --timeout $((1200 + rounds * 900)) \
-		-- "$ME" ${kernel:+--kernel="$kernel"} "$rounds"
+		-- "$ME" ${kernel:+--kernel="$kernel"} ${base:+--base="$base"} "$rounds"
 fi
 
 export VUBLK_SCRATCH=${VUBLK_SCRATCH:?run it through tests/vm/run}/verity-bench
@@ -72,7 +80,8 @@ mkdir -p "$VUBLK_SCRATCH"
 need_cmd veritysetup fsverity losetup fio
 [ -z "$kernel" ] || [[ $(uname -r) == "$kernel".* ]] ||
 	fail "--kernel=$kernel, but this guest runs $(uname -r)"
-MODES=(off completion submission fs-verity dm-verity plain)
+MODES=(off completion submission fs-verity dm-verity plain ${base:+base})
+[ -z "$base" ] || [ -x "$base/daemon/vublk" ] || fail "--base=$base: no daemon/vublk in it"
 RESULTS=$SCRATCH/results	# "ROUND MODE MEASURE VALUE" lines
 
 # Which tree readahead the kernel's own fs-verity does here.
@@ -162,6 +171,7 @@ start_mode() {
 			fail "veritysetup open failed"
 		DEV=/dev/mapper/vublk-dmv ;;
 	plain) vublk_add -t loop -f "$DATA" --read-only ;;
+	base) VUBLK=$base/daemon/vublk verity_add ;;
 	*) verity_add --readahead="$1" ;;
 	esac
 }
@@ -174,7 +184,9 @@ stop_mode() {
 	dm-verity) veritysetup close vublk-dmv || fail "veritysetup close failed" ;;
 	plain) "$VUBLK" del -n "$ID" || fail "vublk del -n $ID failed" ;;
 	*)
-		line=$(del_and_counters "$ID") || exit 1
+		# base's own CLI reads the state its server wrote.
+		line=$(VUBLK=$([ "$1" = base ] && echo "$base/daemon/vublk" ||
+			echo "$VUBLK") del_and_counters "$ID") || exit 1
 		echo "$round $1 tree_reads $(counter tree_reads "$line")" >>"$RESULTS"
 		say "round $round $1: ${line#*: }" ;;
 	esac
@@ -231,14 +243,14 @@ for round in $(seq "$rounds"); do
 done
 
 # Medians per mode, paired ratios to submission, spread.
-python3 - "$RESULTS" "$rounds" "$(uname -r)" "$KERNEL_RA" <<'PY'
+python3 - "$RESULTS" "$rounds" "$(uname -r)" "$KERNEL_RA" "${MODES[@]}" <<'PY'
 import statistics, sys
 res, rounds, release, kernel_ra = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+modes = sys.argv[5:]
 by = {}		# (mode, measure) -> {round: value}
 for line in open(res):
     rnd, mode, what, v = line.split()
     by.setdefault((mode, what), {})[int(rnd)] = float(v)
-modes = ("off", "completion", "submission", "fs-verity", "dm-verity", "plain")
 med = statistics.median
 def norm(m):	# rate / SHA-256 speed (MB/s) measured around it
     c, s = by[(m, "cat_mibs")], by[(m, "sha256_kBps")]
