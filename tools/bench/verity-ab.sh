@@ -19,6 +19,8 @@
 #   yours).  Sequential rows read --bytes (default 1G), random rows run
 #   --seconds (default 3).  --rows runs only the rows whose name holds
 #   TEXT (e.g. "rand 4").
+#   On a shared host, run it under `taskset -c CPU` (docs/PERFORMANCE.md,
+#   "On one CPU").
 set -uo pipefail
 
 ME=tools/bench/verity-ab.sh
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--bytes) bytes=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
 	--seconds) seconds=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
 	--rows) only=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
-	-h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) break ;;
 	esac

@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
 	--rows) only=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
-	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) break ;;
 	esac

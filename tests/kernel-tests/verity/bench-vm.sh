@@ -10,7 +10,8 @@
 #   On the host it boots the VM lab once (tests/vm/run --kernel=SERIES,
 #   default 7.3) and runs itself there, on $VUBLK_BUILD (default build/;
 #   use a copy that no build touches during the run).  In a guest,
-#   --kernel only checks that the guest runs that series.
+#   --kernel only checks that the guest runs that series.  --base=BUILD
+#   adds a mode "base": another build's vublk (below).
 #
 # Guest rates on a loaded TCG host drift 2-3x within minutes, so a mode
 # measured in one block and another mode ten minutes later compare the
@@ -55,8 +56,8 @@ kernel='' rounds=9 base=''
 for arg in "$@"; do
 	case $arg in
 	--kernel=*) kernel=${arg#--kernel=} ;;
-	--base=*) base=$(realpath -e "${arg#--base=}") ||
-		{ echo "$ME: no build directory ${arg#--base=}" >&2; exit 2; } ;;
+	--base=*) base=$(realpath -e "${arg#--base=}") && [ -x "$base/daemon/vublk" ] ||
+		{ echo "$ME: --base=${arg#--base=}: not a build directory with daemon/vublk" >&2; exit 2; } ;;
 	-h|--help) sed -n '/^# Usage:/,/^# *$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) rounds=$arg ;;
 	esac
@@ -65,12 +66,14 @@ done
 	{ echo "$ME: bad ROUNDS '$rounds': give a positive integer" >&2; exit 2; }
 
 if [ -z "${VUBLK_IN_VM:-}" ]; then
-	# A round is 6 cold reads of BIG_MIB (200 MiB until stop 30: 3-10
-	# minutes under TCG on a busy 2-CPU host; now 96); the image and
-	# copies take about 10 more.
+	# A round is 6 cold reads of BIG_MIB, 7 with --base (200 MiB until
+	# stop 30: 3-10 minutes under TCG on a busy 2-CPU host; now 96); the
+	# image and copies take about 10 more.  --base is shared with the
+	# guest: under /tmp or /var/tmp it would be hidden by a tmpfs there.
 	cd "$(dirname "$0")/../../.." || exit 1
 	export VUBLK_BUILD=${VUBLK_BUILD:-$PWD/build}
 	exec tests/vm/run --kernel="${kernel:-7.3}" --timeout $((1200 + rounds * 900)) \
+		${base:+--share "$base"} \
 		-- "$ME" ${kernel:+--kernel="$kernel"} ${base:+--base="$base"} "$rounds"
 fi
 
@@ -81,7 +84,6 @@ need_cmd veritysetup fsverity losetup fio
 [ -z "$kernel" ] || [[ $(uname -r) == "$kernel".* ]] ||
 	fail "--kernel=$kernel, but this guest runs $(uname -r)"
 MODES=(off completion submission fs-verity dm-verity plain ${base:+base})
-[ -z "$base" ] || [ -x "$base/daemon/vublk" ] || fail "--base=$base: no daemon/vublk in it"
 RESULTS=$SCRATCH/results	# "ROUND MODE MEASURE VALUE" lines
 
 # Which tree readahead the kernel's own fs-verity does here.
@@ -185,8 +187,10 @@ stop_mode() {
 	plain) "$VUBLK" del -n "$ID" || fail "vublk del -n $ID failed" ;;
 	*)
 		# base's own CLI reads the state its server wrote.
-		line=$(VUBLK=$([ "$1" = base ] && echo "$base/daemon/vublk" ||
-			echo "$VUBLK") del_and_counters "$ID") || exit 1
+		local cli=$VUBLK
+		[ "$1" != base ] || cli=$base/daemon/vublk
+		line=$(VUBLK=$cli del_and_counters "$ID") || exit 1
+		[ -n "$line" ] || fail "$1: no counters line in device $ID's log"
 		echo "$round $1 tree_reads $(counter tree_reads "$line")" >>"$RESULTS"
 		say "round $round $1: ${line#*: }" ;;
 	esac
@@ -243,10 +247,10 @@ for round in $(seq "$rounds"); do
 done
 
 # Medians per mode, paired ratios to submission, spread.
-python3 - "$RESULTS" "$rounds" "$(uname -r)" "$KERNEL_RA" "${MODES[@]}" <<'PY'
+python3 - "$RESULTS" "$rounds" "$(uname -r)" "$KERNEL_RA" "$BIG_MIB" "${MODES[@]}" <<'PY'
 import statistics, sys
 res, rounds, release, kernel_ra = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-modes = sys.argv[5:]
+big_mib, modes = float(sys.argv[5]), sys.argv[6:]
 by = {}		# (mode, measure) -> {round: value}
 for line in open(res):
     rnd, mode, what, v = line.split()
@@ -269,19 +273,23 @@ for m in modes:
     tr = tree.get(m)
     print(f"| {m} | {med(c):.2f} | {spread(c)} | {med(n):.3f} | "
           f"{min(n):.3f}-{max(n):.3f} | {'-' if tr is None else round(tr)} |")
-print()
-print("| paired, per round: X / submission | cat, median | min-max | "
-      "normalised, median | min-max | X faster |")
-print("|---|---|---|---|---|---|")
-ref, nref = by[("submission", "cat_mibs")], norm("submission")
-for m in modes:
-    if m == "submission":
-        continue
-    c, n = by[(m, "cat_mibs")], norm(m)
-    r = [c[k] / ref[k] for k in c if k in ref]
-    rn = [n[k] / nref[k] for k in n if k in nref]
-    print(f"| {m} | {med(r):.2f} | {spread(r)} | {med(rn):.2f} | {spread(rn)} | "
-          f"{sum(x > 1 for x in r)}/{len(r)} rounds |")
+def paired(refmode):	# each mode / refmode, round by round
+    print()
+    print(f"| paired, per round: X / {refmode} | cat, median | min-max | "
+          "normalised, median | min-max | X faster |")
+    print("|---|---|---|---|---|---|")
+    ref, nref = by[(refmode, "cat_mibs")], norm(refmode)
+    for m in modes:
+        if m == refmode:
+            continue
+        c, n = by[(m, "cat_mibs")], norm(m)
+        r = [c[k] / ref[k] for k in c if k in ref]
+        rn = [n[k] / nref[k] for k in n if k in nref]
+        print(f"| {m} | {med(r):.2f} | {spread(r)} | {med(rn):.2f} | {spread(rn)} | "
+              f"{sum(x > 1 for x in r)}/{len(r)} rounds |")
+paired("submission")
+if "base" in modes:
+    paired("base")
 print("\nper round, cat MiB/s:")
 for m in modes:
     c = by[(m, "cat_mibs")]
@@ -290,11 +298,11 @@ for m in modes:
 # read waited for alone, at the measured 4 KiB read latency.
 lat = by.get(("guest", "read_lat_us"), {}).get(0)
 if lat and "off" in tree:
-    cat_s = 200 / med(by[("off", "cat_mibs")].values())
+    cat_s = big_mib / med(by[("off", "cat_mibs")].values())
     print(f"off: {tree['off']:.0f} tree reads x {lat:.0f} us = "
           f"{tree['off'] * lat / 1e6:.2f} s of a {cat_s:.1f} s cat "
           f"({100 * tree['off'] * lat / 1e6 / cat_s:.1f}%): the most readahead can save")
 sha = med(by[("submission", "sha256_kBps")].values())
-print(f"hashing 200 MiB at the guest's median SHA-256 speed ({sha / 1000:.0f} MB/s): "
-      f"{200 * 1048576 / (sha * 1000):.1f} s")
+print(f"hashing {big_mib:.0f} MiB at the guest's median SHA-256 speed ({sha / 1000:.0f} MB/s): "
+      f"{big_mib * 1048576 / (sha * 1000):.1f} s")
 PY
