@@ -240,7 +240,7 @@ static int nbd_connect_first(struct nbd_backend *nb, struct nbd_conn **out)
 		vublk_error("nbd %s: cannot connect: %s", nb->uri, why);
 		return err;
 	}
-	err = nbd_conn_wait_ready(*out, nbd_now_ns() + nb->timeout_ns);
+	err = nbd_conn_wait_ready(*out, vublk_now_ns() + nb->timeout_ns);
 	if (err) {
 		vublk_error("nbd %s: cannot connect: %s (is the server running, and is this its export?)",
 			    nb->uri, (*out)->why);
@@ -302,7 +302,7 @@ static int nbd_read_sync(struct vublk_backend *be, void *buf, size_t len,
 	if (!c)
 		return -EBUSY;	/* a queue took it: too late */
 	return nbd_conn_pread_sync(c, buf, len, pos, nb->max_payload,
-				   nbd_now_ns() + nb->timeout_ns);
+				   vublk_now_ns() + nb->timeout_ns);
 }
 
 static uint64_t nbd_counter(atomic_uint_fast64_t *c)

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "clock.h"
 
 /*
  * What happened to the requests, counted once, here (relaxed atomics:
@@ -124,14 +125,6 @@ struct nbd_queue {
 	unsigned log_lines;
 	uint64_t log_suppressed;
 };
-
-static inline uint64_t nbd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* nbd_conn.c */
 /* A handle connecting to nb's URI (asynchronously) into *out; 0, or

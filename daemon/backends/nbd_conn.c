@@ -199,7 +199,7 @@ void nbd_conn_notify(struct nbd_conn *c, int revents)
 /* One poll(2) on c's socket for what libnbd waits for, then notify. */
 static int nbd_conn_poll_once(struct nbd_conn *c, uint64_t deadline_ns)
 {
-	uint64_t now = nbd_now_ns(), wait_ms;
+	uint64_t now = vublk_now_ns(), wait_ms;
 	unsigned dir = nbd_aio_get_direction(c->h);
 	struct pollfd pfd = {
 		.fd = nbd_aio_get_fd(c->h),

@@ -430,7 +430,7 @@ static void nbd_bio_lost(struct nbd_queue *nq, struct vublk_bio *bio)
 {
 	bio->lost = false;
 	bio->done = 0;		/* all of it again, FUA's write included */
-	if (nbd_now_ns() >= bio->deadline_ns) {
+	if (vublk_now_ns() >= bio->deadline_ns) {
 		nbd_count(&nq->nb->counters.timeouts);
 		nbd_bio_fail(nq, bio, "no answer within --timeout");
 	} else if (bio->sends > nq->nb->retries) {
@@ -520,7 +520,7 @@ static void nbd_queue_finish_answered(struct nbd_queue *nq)
  */
 static void nbd_queue_attempt_failed(struct nbd_queue *nq, const char *why)
 {
-	uint64_t now = nbd_now_ns(), half = nq->backoff_ms * 500000ull;
+	uint64_t now = vublk_now_ns(), half = nq->backoff_ms * 500000ull;
 
 	nbd_count(&nq->nb->counters.connect_failures);
 	if (!nq->failed_attempts++ && nbd_log_allowed(nq))
@@ -616,7 +616,7 @@ static void nbd_queue_connect(struct nbd_queue *nq)
 	struct nbd_conn *c;
 
 	if (nq->conn || nbd_list_empty(&nq->waiting) ||
-	    nbd_now_ns() < nq->next_connect_ns)
+	    vublk_now_ns() < nq->next_connect_ns)
 		return;
 	if (nbd_conn_start(nq->nb, &c, why, sizeof(why))) {
 		nbd_queue_attempt_failed(nq, why);
@@ -624,7 +624,7 @@ static void nbd_queue_connect(struct nbd_queue *nq)
 	}
 	c->nq = nq;
 	c->in.ev.done = c->out.ev.done = nbd_io_poll_done;
-	c->connect_deadline_ns = nbd_now_ns() + nq->nb->timeout_ns;
+	c->connect_deadline_ns = vublk_now_ns() + nq->nb->timeout_ns;
 	nq->conn = c;
 }
 
@@ -658,7 +658,7 @@ static void nbd_queue_note_stall(struct nbd_queue *nq,
  * to take its buffer back), and the others are sent again. */
 static void nbd_queue_expire(struct nbd_queue *nq)
 {
-	uint64_t now = nbd_now_ns();
+	uint64_t now = vublk_now_ns();
 	struct nbd_conn *c = nq->conn;
 	struct vublk_bio *bio;
 
@@ -788,7 +788,7 @@ int nbd_io_submit(struct vublk_backend *be, struct vublk_queue *q,
 		return ret;
 	bio->q = q;
 	bio->done = 0;
-	bio->deadline_ns = nbd_now_ns() + nb->timeout_ns;
+	bio->deadline_ns = vublk_now_ns() + nb->timeout_ns;
 	bio->sends = 0;
 	bio->res = 0;
 	bio->lost = false;
@@ -820,7 +820,7 @@ static struct nbd_conn *nbd_io_connect_more(const struct nbd_backend *nb,
 			    q_id, why);
 		return NULL;
 	}
-	err = nbd_conn_wait_ready(c, nbd_now_ns() + nb->timeout_ns);
+	err = nbd_conn_wait_ready(c, vublk_now_ns() + nb->timeout_ns);
 	if (!err)
 		err = nbd_conn_check_export(nb, c);
 	if (err) {

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -361,18 +360,6 @@ void ublk_say_deleted_in_use(unsigned dev_id)
 		   dev_id, dev_id);
 }
 
-/* Milliseconds since *start (CLOCK_MONOTONIC); LONG_MAX if the clock
- * cannot be read, which ends a bounded wait. */
-static long ublk_ms_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &now))
-		return LONG_MAX;
-	return (now.tv_sec - start->tv_sec) * 1000 +
-	       (now.tv_nsec - start->tv_nsec) / 1000000;
-}
-
 /*
  * Wait, at most UBLK_DEL_RELEASE_WAIT_MS, for the kernel to free the id
  * of the deleted device that had token: 0 once the id is free or names
@@ -386,18 +373,18 @@ static int ublk_ctrl_wait_released(struct ublk_ctrl *c, unsigned dev_id,
 		.tv_nsec = UBLK_DEL_RELEASE_PAUSE_MS * 1000 * 1000,
 	};
 	struct ublksrv_ctrl_dev_info info;
-	struct timespec start;
+	unsigned waited;
 	int ret;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &start))
-		start = (struct timespec){ 0 };	/* one look, no wait */
-	for (;;) {
+	/* Bounded by the pauses, as ublk_ctrl_start_user_recovery() is: a
+	 * GET_DEV_INFO costs microseconds next to them. */
+	for (waited = 0;; waited += UBLK_DEL_RELEASE_PAUSE_MS) {
 		ret = ublk_ctrl_get_dev_info(c, dev_id, &info);
 		if (ret == -ENODEV || (!ret && info.ublksrv_flags != token))
 			return 0;
 		if (ret < 0)
 			return ret;
-		if (ublk_ms_since(&start) >= UBLK_DEL_RELEASE_WAIT_MS)
+		if (waited >= UBLK_DEL_RELEASE_WAIT_MS)
 			return -EBUSY;
 		nanosleep(&pause, NULL);
 	}

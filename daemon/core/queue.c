@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "core.h"
 
 #define container_of(ptr, type, member) \
@@ -430,30 +431,23 @@ static int ublk_queue_serve(struct ublk_queue_ctx *qc)
 static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 {
 	struct __kernel_timespec tick = { .tv_sec = 1 };
-	struct timespec start, now;
+	uint64_t start = vublk_now_ns(), waited_ns = 0;
 	unsigned n = qc->reqs_in_target;
 	int ret = 0, sent;
 
 	qc->failing = true;
 	if (!n)
 		return;
-	if (clock_gettime(CLOCK_MONOTONIC, &start)) {
-		vublk_error("queue %u: cannot read the clock (%s); stopping without waiting for the %u request%s in the target",
-			    qc->pub.q_id, strerror(errno), n, vublk_plural(n));
-		return;
-	}
 	vublk_info("queue %u: waiting for %u request%s still in the target before stopping",
 		   qc->pub.q_id, n, vublk_plural(n));
-	now = start;
 	while (qc->reqs_in_target &&
-	       now.tv_sec - start.tv_sec < UBLK_QUEUE_DRAIN_SECONDS) {
+	       waited_ns < UBLK_QUEUE_DRAIN_SECONDS * 1000 * VUBLK_NS_PER_MS) {
 		ret = ublk_queue_run_once(qc, &tick);
 		/* A wait that fails returns at once: the CQEs that come
 		 * are still reaped, ten times a second. */
 		if (ret < 0)
 			usleep(100 * 1000);
-		if (clock_gettime(CLOCK_MONOTONIC, &now))
-			break;
+		waited_ns = vublk_now_ns() - start;
 	}
 	/* The last batch's commits, which the loop queued but did not
 	 * send (as at the end of ublk_queue_serve()). */
@@ -465,7 +459,7 @@ static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 	if (n)
 		vublk_error("queue %u: %u request%s still in the target after %ld s%s%s; stopping anyway",
 			    qc->pub.q_id, n, vublk_plural(n),
-			    (long)(now.tv_sec - start.tv_sec),
+			    (long)(waited_ns / 1000 / VUBLK_NS_PER_MS),
 			    ret < 0 ? ", io_uring wait failing: " : "",
 			    ret < 0 ? strerror(-ret) : "");
 }

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "control.h"
 #include "core.h"
 #include "runfile.h"
@@ -333,25 +334,25 @@ static int ublk_server_wait_queues(struct vublk_server *s, int stage)
 		{ .fd = s->ready_efd, .events = POLLIN },
 		{ .fd = s->exit_efd, .events = POLLIN },
 	};
-	struct timespec start, now;
-	uint64_t v;
+	uint64_t v, deadline = vublk_now_ns() +
+			       UBLK_QUEUE_READY_MS * VUBLK_NS_PER_MS;
 	int ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	while ((ret = ublk_server_queues_at(s, stage)) == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long left = UBLK_QUEUE_READY_MS -
-			((now.tv_sec - start.tv_sec) * 1000 +
-			 (now.tv_nsec - start.tv_nsec) / 1000000);
+		uint64_t now = vublk_now_ns();
+		int left;
 
-		if (left <= 0) {
+		if (now >= deadline) {
 			vublk_error("queue threads did not get ready in %d s",
 				    UBLK_QUEUE_READY_MS / 1000);
 			return -ETIMEDOUT;
 		}
 		/* An exit is seen through the queue status; the exit
-		 * eventfd stays set for ublk_server_wait_stop(). */
-		if (poll(pfd, 2, (int)left) > 0 && pfd[0].revents & POLLIN &&
+		 * eventfd stays set for ublk_server_wait_stop().  Rounded
+		 * up: a poll of 0 ms before the deadline would spin. */
+		left = (int)((deadline - now + VUBLK_NS_PER_MS - 1) /
+			     VUBLK_NS_PER_MS);
+		if (poll(pfd, 2, left) > 0 && pfd[0].revents & POLLIN &&
 		    read(s->ready_efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			return -errno;
 	}
