@@ -13,24 +13,27 @@
 #
 # Usage (from the repo, on the host):
 #   tools/bench/verity-ab.sh [--rounds N] [--bytes SIZE] [--seconds N]
-#                            [--rows TEXT] IMAGE BUILD_A BUILD_B
+#                            [--rows TEXT] [--args TEXT] IMAGE BUILD_A BUILD_B
 #   IMAGE: sealed with vublk-verity format (e.g. 256 MiB of random data);
 #   BUILD_A, BUILD_B: build directories (e.g. the base commit's and
 #   yours).  Sequential rows read --bytes (default 1G), random rows run
 #   --seconds (default 3).  --rows runs only the rows whose name holds
-#   TEXT (e.g. "rand 4").
+#   TEXT (e.g. "rand 4").  --args adds options to every row of both
+#   builds, for the modes the rows leave at their defaults (e.g.
+#   "--depth=1", "--cache-mb=1").
 #   On a shared host, run it under `taskset -c CPU` (docs/PERFORMANCE.md,
 #   "On one CPU").
 set -uo pipefail
 
 ME=tools/bench/verity-ab.sh
-rounds=3 bytes=1G seconds=3 only=
+rounds=3 bytes=1G seconds=3 only= extra=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
 	--bytes) bytes=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
 	--seconds) seconds=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
 	--rows) only=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
+	--args) extra=${2:-}; shift 2 || { echo "$ME: $1 needs a value" >&2; exit 2; } ;;
 	-h|--help) sed -n '3,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "$ME: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) break ;;
@@ -59,8 +62,8 @@ rows=(
 )
 
 # run BUILD ARGS: "READ RAW MERKLE BOUND" (MB/s per CPU second: verified
-# read, raw SHA-256 and merkle_hash_blocks of the same run, and read +
-# hashing or "-").
+# read, raw SHA-256 ("-" for a SHA-512 image) and merkle_hash_blocks of
+# the same run, and read + hashing or "-").
 run() {
 	local build=$1
 	shift
@@ -74,8 +77,9 @@ run() {
 		     /^sha256 raw:/ { raw = per_cpu() }
 		     /^merkle hashing:/ { merkle = per_cpu() }
 		     /^read \+ hashing:/ { bound = per_cpu() }
-		     END { if (read == "" || raw == "" || merkle == "") exit 1
-			   print read, raw, merkle, bound == "" ? "-" : bound }'
+		     END { if (read == "" || merkle == "") exit 1
+			   print read, raw == "" ? "-" : raw, merkle,
+				 bound == "" ? "-" : bound }'
 }
 
 median() {
@@ -84,27 +88,29 @@ median() {
 		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; A=$a B=$b"
+echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; A=$a B=$b${extra:+; every row $extra}"
 printf '%-28s %8s %8s %6s %6s %6s %6s %6s %7s\n' "row (MB/s per CPU s)" A B "B / A" \
 	"A/raw" "B/raw" "A/mhb" "B/mhb" "B/bound"
 for row in "${rows[@]}"; do
-	name=${row%%|*} args=${row#*|}
+	name=${row%%|*} args="${row#*|} $extra"
 	[[ $name == *"$only"* ]] || continue
 	ra=() rb=() raw=() mhba=() mhbb=() bound=()
 	for ((i = 1; i <= rounds; i++)); do
 		read -r x r1 m1 _ < <(run "$a" $args) || { echo "$ME: $a failed on: $args" >&2; exit 1; }
 		read -r y r2 m2 b2 < <(run "$b" $args) || { echo "$ME: $b failed on: $args" >&2; exit 1; }
-		ra+=("$x") rb+=("$y") raw+=("$r1" "$r2") mhba+=("$m1") mhbb+=("$m2")
+		ra+=("$x") rb+=("$y") mhba+=("$m1") mhbb+=("$m2")
+		[ "$r1" = - ] || raw+=("$r1" "$r2")
 		[ "$b2" = - ] || bound+=("$(awk -v y="$y" -v b="$b2" 'BEGIN { print y / b }')")
 	done
 	ma=$(printf '%s\n' "${ra[@]}" | median)
 	mb=$(printf '%s\n' "${rb[@]}" | median)
-	mr=$(printf '%s\n' "${raw[@]}" | median)
+	mr=$( ((${#raw[@]})) && printf '%s\n' "${raw[@]}" | median || echo -)
 	mma=$(printf '%s\n' "${mhba[@]}" | median)
 	mmb=$(printf '%s\n' "${mhbb[@]}" | median)
 	mbound=$( ((${#bound[@]})) && printf '%s\n' "${bound[@]}" | median || echo -)
 	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" -v ma="$mma" -v mb="$mmb" -v bb="$mbound" 'BEGIN {
-		printf "%-28s %8.1f %8.1f %6.3f %6.3f %6.3f %6.3f %6.3f %7s\n", n, a, b,
-			b / a, a / r, b / r, a / ma, b / mb,
+		printf "%-28s %8.1f %8.1f %6.3f %6s %6s %6.3f %6.3f %7s\n", n, a, b,
+			b / a, r == "-" ? "-" : sprintf("%.3f", a / r),
+			r == "-" ? "-" : sprintf("%.3f", b / r), a / ma, b / mb,
 			bb == "-" ? "-" : sprintf("%.3f", bb) }'
 done

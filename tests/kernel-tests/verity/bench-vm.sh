@@ -190,7 +190,6 @@ stop_mode() {
 		local cli=$VUBLK
 		[ "$1" != base ] || cli=$base/daemon/vublk
 		line=$(VUBLK=$cli del_and_counters "$ID") || exit 1
-		[ -n "$line" ] || fail "$1: no counters line in device $ID's log"
 		echo "$round $1 tree_reads $(counter tree_reads "$line")" >>"$RESULTS"
 		say "round $round $1: ${line#*: }" ;;
 	esac

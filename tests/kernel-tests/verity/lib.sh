@@ -77,10 +77,12 @@ verity_add() {
 # "device N (verity FILE) counters: name value, ..." line, the final
 # counts (the core's request counters, then the target's).
 del_and_counters() {
-	local log
+	local log line
 	log=$(device_log "$1") || fail "no log path for device $1"
 	"$VUBLK" del -n "$1" || fail "vublk del -n $1 failed"
-	grep "device $1 (verity .*) counters: " "$log" | tail -n 1
+	line=$(grep "device $1 (verity .*) counters: " "$log" | tail -n 1)
+	[ -n "$line" ] || fail "no counters line for device $1 in $log"
+	echo "$line"
 }
 
 # counter NAME LINE: a counter from a del_and_counters line.
