@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "proc.h"
 #include "ublk_ctrl.h"
@@ -361,7 +362,7 @@ void ublk_say_deleted_in_use(unsigned dev_id)
 }
 
 /*
- * Wait, at most UBLK_DEL_RELEASE_WAIT_MS, for the kernel to free the id
+ * Wait, about UBLK_DEL_RELEASE_WAIT_MS, for the kernel to free the id
  * of the deleted device that had token: 0 once the id is free or names
  * another device, -EBUSY if the device is still there, else -errno (the
  * kernel did not answer).
@@ -372,19 +373,18 @@ static int ublk_ctrl_wait_released(struct ublk_ctrl *c, unsigned dev_id,
 	struct timespec pause = {
 		.tv_nsec = UBLK_DEL_RELEASE_PAUSE_MS * 1000 * 1000,
 	};
+	uint64_t deadline = vublk_now_ns() +
+			    UBLK_DEL_RELEASE_WAIT_MS * VUBLK_NS_PER_MS;
 	struct ublksrv_ctrl_dev_info info;
-	unsigned waited;
 	int ret;
 
-	/* Bounded by the pauses, as ublk_ctrl_start_user_recovery() is: a
-	 * GET_DEV_INFO costs microseconds next to them. */
-	for (waited = 0;; waited += UBLK_DEL_RELEASE_PAUSE_MS) {
+	for (;;) {
 		ret = ublk_ctrl_get_dev_info(c, dev_id, &info);
 		if (ret == -ENODEV || (!ret && info.ublksrv_flags != token))
 			return 0;
 		if (ret < 0)
 			return ret;
-		if (waited >= UBLK_DEL_RELEASE_WAIT_MS)
+		if (vublk_now_ns() >= deadline)
 			return -EBUSY;
 		nanosleep(&pause, NULL);
 	}
@@ -452,16 +452,17 @@ int ublk_ctrl_start_user_recovery(struct ublk_ctrl *c, unsigned dev_id)
 	struct timespec pause = {
 		.tv_nsec = UBLK_RECOVERY_BUSY_PAUSE_MS * 1000 * 1000,
 	};
-	unsigned waited;
+	uint64_t deadline = vublk_now_ns() +
+			    UBLK_RECOVERY_BUSY_WAIT_S * VUBLK_NS_PER_S;
 	int ret;
 
 	/* As ublksrv does: the driver's -EBUSY means "not yet" (the dead
 	 * server's char device still open, or the device not yet quiesced:
 	 * ublk_drv.c: ublk_ctrl_start_recovery()), so ask again, bounded. */
-	for (waited = 0;; waited += UBLK_RECOVERY_BUSY_PAUSE_MS) {
+	for (;;) {
 		ret = ublk_ctrl_cmd(c, UBLK_CMD_START_USER_RECOVERY, dev_id,
 				    NULL, 0, 0);
-		if (ret != -EBUSY || waited >= UBLK_RECOVERY_BUSY_WAIT_S * 1000)
+		if (ret != -EBUSY || vublk_now_ns() >= deadline)
 			return ret;
 		nanosleep(&pause, NULL);
 	}

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -441,7 +440,7 @@ static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 	vublk_info("queue %u: waiting for %u request%s still in the target before stopping",
 		   qc->pub.q_id, n, vublk_plural(n));
 	while (qc->reqs_in_target &&
-	       waited_ns < UBLK_QUEUE_DRAIN_SECONDS * 1000 * VUBLK_NS_PER_MS) {
+	       waited_ns < UBLK_QUEUE_DRAIN_SECONDS * VUBLK_NS_PER_S) {
 		ret = ublk_queue_run_once(qc, &tick);
 		/* A wait that fails returns at once: the CQEs that come
 		 * are still reaped, ten times a second. */
@@ -459,7 +458,7 @@ static void ublk_queue_drain(struct ublk_queue_ctx *qc)
 	if (n)
 		vublk_error("queue %u: %u request%s still in the target after %ld s%s%s; stopping anyway",
 			    qc->pub.q_id, n, vublk_plural(n),
-			    (long)(waited_ns / 1000 / VUBLK_NS_PER_MS),
+			    (long)(waited_ns / VUBLK_NS_PER_S),
 			    ret < 0 ? ", io_uring wait failing: " : "",
 			    ret < 0 ? strerror(-ret) : "");
 }

@@ -334,8 +334,9 @@ static int ublk_server_wait_queues(struct vublk_server *s, int stage)
 		{ .fd = s->ready_efd, .events = POLLIN },
 		{ .fd = s->exit_efd, .events = POLLIN },
 	};
-	uint64_t v, deadline = vublk_now_ns() +
-			       UBLK_QUEUE_READY_MS * VUBLK_NS_PER_MS;
+	uint64_t deadline = vublk_now_ns() +
+			    UBLK_QUEUE_READY_MS * VUBLK_NS_PER_MS;
+	uint64_t v;
 	int ret;
 
 	while ((ret = ublk_server_queues_at(s, stage)) == 0) {

@@ -10,22 +10,27 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "log.h"
+
 #define VUBLK_NS_PER_MS 1000000ull
+#define VUBLK_NS_PER_S 1000000000ull
 
 /*
  * CLOCK_MONOTONIC in nanoseconds.  clock_gettime() fails only for a clock
  * the kernel lacks or a bad pointer (clock_gettime(2)), and every kernel
  * ublk runs on has this one: a failure is a broken process, and a wait
- * timed by a clock that does not move would never end, so stop, as
- * GLib's g_get_monotonic_time() does.
+ * timed by a clock that does not move would never end, so say so and
+ * stop, as GLib's g_get_monotonic_time() does.
  */
 static inline uint64_t vublk_now_ns(void)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+	if (clock_gettime(CLOCK_MONOTONIC, &ts)) {
+		vublk_error("cannot read CLOCK_MONOTONIC, which every deadline needs: stopping");
 		abort();
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	return (uint64_t)ts.tv_sec * VUBLK_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 #endif

@@ -42,7 +42,7 @@ int ublk_ctrl_stop_dev(struct ublk_ctrl *c, unsigned dev_id);
 /*
  * Delete the device that carries token (-ESTALE: the id names another
  * device now, left alone).  Where the driver has DEL_DEV_ASYNC (6.11),
- * then wait at most UBLK_DEL_RELEASE_WAIT_MS for the kernel to free the
+ * then wait about UBLK_DEL_RELEASE_WAIT_MS for the kernel to free the
  * id.  The id stays taken while the disk is still open (mounted, held by
  * another device, or open in a program): then ublk_say_deleted_in_use()
  * says so, and the result is 0 all the same, as the device is deleted;

@@ -129,7 +129,9 @@ drop_caches() {
 
 # del_counter NAME: delete $ID and print its final counter NAME.
 del_counter() {
-	counter "$1" "$(del_and_counters "$ID")"
+	local line
+	line=$(del_and_counters "$ID") || exit 1
+	counter "$1" "$line"
 }
 
 # dm_health NAME: V (valid) or C (corruption seen): the first field of
@@ -150,7 +152,7 @@ scan "log: data block 37 and level-0 hash block 1 flipped" "$DM" "$DEV" 4096 $Z_
 health=$(dm_health log)
 [ "$health" = C ] || fail "log: dm-verity's status is '$health', not C (corruption seen)"
 dm_close log
-served=$(del_counter corrupt_served)
+served=$(del_counter corrupt_served) || exit 1
 [ "${served:-0}" -ge 1 ] || fail "log: vublk counted corrupt_served '$served'"
 say "log: both serve every block as stored, flipped byte included (dm status C, vublk corrupt_served $served)"
 
@@ -160,7 +162,7 @@ garbage "$T/zero-data.img" 100
 z_open zero "$T/zero-data.img" "$Z_HASH" --ignore-zero-blocks --ignore-zero-blocks
 scan "ignore-zero-blocks: garbage in zero block 100" "$DM" "$DEV" 4096 $Z_N - - "$Z_DATA"
 dm_close zero
-zeroes=$(del_counter zero_blocks)
+zeroes=$(del_counter zero_blocks) || exit 1
 [ "${zeroes:-0}" -ge 1 ] || fail "ignore-zero-blocks: vublk counted zero_blocks '$zeroes'"
 say "ignore-zero-blocks: both read zeroes in block 100, the rest as formatted"
 z_open nozero "$T/zero-data.img" "$Z_HASH" "" ""
