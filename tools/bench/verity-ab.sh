@@ -83,10 +83,12 @@ run() {
 				 bound == "" ? "-" : bound }'
 }
 
+# median: of the numbers on stdin, one a line; "-" if there is none (an
+# empty array printed with printf '%s\n' is one empty line).
 median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (!NR) { print "-"; exit }
-		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	sort -g | awk 'NF { v[++n] = $1 } END {
+		if (!n) { print "-"; exit }
+		print n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
 
 echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; A=$a B=$b${extra:+; every row $extra}"
@@ -106,10 +108,10 @@ for row in "${rows[@]}"; do
 	done
 	ma=$(printf '%s\n' "${ra[@]}" | median)
 	mb=$(printf '%s\n' "${rb[@]}" | median)
-	mr=$( ((${#raw[@]})) && printf '%s\n' "${raw[@]}" | median || echo -)
+	mr=$(printf '%s\n' "${raw[@]}" | median)
 	mma=$(printf '%s\n' "${mhba[@]}" | median)
 	mmb=$(printf '%s\n' "${mhbb[@]}" | median)
-	mbound=$( ((${#bound[@]})) && printf '%s\n' "${bound[@]}" | median || echo -)
+	mbound=$(printf '%s\n' "${bound[@]}" | median)
 	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" -v ma="$mma" -v mb="$mmb" -v bb="$mbound" 'BEGIN {
 		printf "%-28s %8.1f %8.1f %6.3f %6s %6s %6.3f %6.3f %7s\n", n, a, b,
 			b / a, r == "-" ? "-" : sprintf("%.3f", a / r),
