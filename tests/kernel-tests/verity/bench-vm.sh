@@ -116,18 +116,13 @@ trap 'umount "$MNT" 2>/dev/null; veritysetup close vublk-dmv 2>/dev/null
 # /dev/mapper/NAME is a node of its own, not a link to /dev/dm-N).
 sysfs_of() { echo "/sys/dev/block/$(mountpoint -x "$1")"; }
 
-# reads_of DEV: read requests completed by block device DEV so far.
-reads_of() {
-	local stat
-	read -r stat _ <"$(sysfs_of "$1")/stat" || fail "no I/O statistics for $1"
-	echo "$stat"
-}
-
-# kib_read DEV: KiB read from block device DEV so far.
-kib_read() {
-	local reqs merges sectors
-	read -r reqs merges sectors _ <"$(sysfs_of "$1")/stat" || fail "no I/O statistics for $1"
-	echo $((sectors / 2))
+# read_count DEV reads|kib: what block device DEV has read so far, in
+# completed read requests or in KiB (its stat file's first and third
+# fields: Documentation/block/stat.rst).
+read_count() {
+	local ios merges sectors
+	read -r ios merges sectors _ <"$(sysfs_of "$1")/stat" || fail "no I/O statistics for $1"
+	if [ "$2" = kib ]; then echo $((sectors / 2)); else echo "$ios"; fi
 }
 
 # cold_cat FILE: `cat FILE` after dropping caches; prints its wall time in ms.
@@ -152,7 +147,7 @@ sha256_kbps() {
 # The kernel's fs-verity on the same bytes: an f2fs with the verity
 # feature on a loop device, holding the file twice, once verity-enabled.
 prepare_fsverity() {
-	local src=$SCRATCH/src ms before
+	local src=$SCRATCH/src ms before kib
 	mkdir -p "$src"
 	truncate -s $((2 * BIG_MIB + 240))M "$FSV_IMG" || fail "cannot create $FSV_IMG"
 	FSV_LOOP=$(losetup -f --show "$FSV_IMG") || fail "losetup $FSV_IMG failed"
@@ -167,10 +162,11 @@ prepare_fsverity() {
 	say "fs-verity: $(fsverity measure "$MNT/$BIG") on $FSV_LOOP"
 	umount "$MNT" || fail "umount failed"
 	mount -t f2fs -o ro "$FSV_LOOP" "$MNT" || fail "cannot mount $FSV_LOOP"
-	before=$(kib_read "$FSV_LOOP")
+	before=$(read_count "$FSV_LOOP" kib)
 	ms=$(cold_cat "$MNT/unverified.bin") || exit 1
-	echo "0 fs-verity data_kib $(($(kib_read "$FSV_LOOP") - before))" >>"$RESULTS"
-	say "unverified copy on the same f2fs: cat $ms ms, $(($(kib_read "$FSV_LOOP") - before)) KiB read"
+	kib=$(($(read_count "$FSV_LOOP" kib) - before))
+	echo "0 fs-verity data_kib $kib" >>"$RESULTS"
+	say "unverified copy on the same f2fs: cat $ms ms, $kib KiB read"
 	umount "$MNT" || fail "umount failed"
 }
 
@@ -215,26 +211,23 @@ tree_dev() {
 	esac
 }
 
-# tree_io MODE DEV: what MODE's tree reads are counted in so far on DEV,
-# read requests or (fs-verity) KiB; tree_io_name MODE: its results name.
-tree_io() {
-	if [ "$1" = fs-verity ]; then kib_read "$2"; else reads_of "$2"; fi
-}
-tree_io_name() {
-	if [ "$1" = fs-verity ]; then echo tree_kib; else echo tree_reads; fi
+# tree_unit MODE: what MODE's tree reads are counted in (read_count):
+# KiB for fs-verity (see the top), requests for the others.
+tree_unit() {
+	if [ "$1" = fs-verity ]; then echo kib; else echo reads; fi
 }
 
 measure_mode() {	# measure_mode MODE
-	local ms sha tdev before
+	local ms sha tdev unit before
 	start_mode "$1"
 	mount -t f2fs -o ro "$DEV" "$MNT" || fail "$1: mounting f2fs from $DEV failed"
 	[ "$round" -gt 1 ] || say "$1: $DEV read_ahead_kb $(cat "$(sysfs_of "$DEV")/queue/read_ahead_kb")"
-	tdev=$(tree_dev "$1")
-	[ -z "$tdev" ] || before=$(tree_io "$1" "$tdev")
+	tdev=$(tree_dev "$1") unit=$(tree_unit "$1")
+	[ -z "$tdev" ] || before=$(read_count "$tdev" "$unit")
 	sha=$(sha256_kbps) || exit 1
 	ms=$(cold_cat "$MNT/$BIG") || exit 1
 	[ -z "$tdev" ] ||
-		echo "$round $1 $(tree_io_name "$1") $(($(tree_io "$1" "$tdev") - before))" >>"$RESULTS"
+		echo "$round $1 tree_$unit $(($(read_count "$tdev" "$unit") - before))" >>"$RESULTS"
 	sha="$sha $(sha256_kbps)" || exit 1
 	umount "$MNT" || fail "$1: umount failed"
 	echo "$round $1 cat_mibs $(python3 -c "print(f'{$BIG_MIB * 1000 / max($ms, 1):.3f}')")" >>"$RESULTS"
