@@ -211,6 +211,23 @@ bool merkle_cache_contains(struct merkle_cache *c, uint64_t tree_id,
 	return e != NULL;
 }
 
+bool merkle_cache_verified_prefetch(struct merkle_cache *c, uint64_t tree_id,
+				    uint64_t block, size_t off, size_t len)
+{
+	struct merkle_cache_entry *e;
+	bool verified = false;
+
+	pthread_mutex_lock(&c->lock);
+	e = *merkle_cache_slot(c, tree_id, block);
+	if (e) {
+		verified = merkle_cache_entry_verified(e);
+		__builtin_prefetch(e->data + off);
+		__builtin_prefetch(e->data + off + len - 1);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return verified;
+}
+
 int merkle_cache_insert(struct merkle_cache *c, uint64_t tree_id,
 			uint64_t block, const void *data, size_t size,
 			struct merkle_cache_entry **pinned)

@@ -115,6 +115,13 @@ struct merkle_cache_entry *merkle_cache_get(struct merkle_cache *c,
 bool merkle_cache_contains(struct merkle_cache *c, uint64_t tree_id,
 			   uint64_t block, bool *verified);
 /*
+ * Whether a block is cached and marked verified; if it is cached, also
+ * start loading bytes [off, off + len) of its data into the CPU's cache
+ * for a verification to come (a hint: nothing is pinned, it may be gone).
+ */
+bool merkle_cache_verified_prefetch(struct merkle_cache *c, uint64_t tree_id,
+				    uint64_t block, size_t off, size_t len);
+/*
  * Insert an unverified copy of data (size bytes) unless the block is
  * already cached.  If pinned is not NULL it receives the pinned entry (the
  * one already cached, if any).  Returns 0 or MERKLE_E_NOMEM.
