@@ -221,6 +221,7 @@ bool merkle_cache_verified_prefetch(struct merkle_cache *c, uint64_t tree_id,
 	e = *merkle_cache_slot(c, tree_id, block);
 	if (e) {
 		verified = merkle_cache_entry_verified(e);
+		/* data[] is not line-aligned: a hash may straddle two lines. */
 		__builtin_prefetch(e->data + off);
 		__builtin_prefetch(e->data + off + len - 1);
 	}

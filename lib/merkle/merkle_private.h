@@ -116,8 +116,9 @@ bool merkle_cache_contains(struct merkle_cache *c, uint64_t tree_id,
 			   uint64_t block, bool *verified);
 /*
  * Whether a block is cached and marked verified; if it is cached, also
- * start loading bytes [off, off + len) of its data into the CPU's cache
- * for a verification to come (a hint: nothing is pinned, it may be gone).
+ * start loading the hash at [off, off + len) of its data (at most a
+ * cache line long, inside the block) into the CPU's cache for a
+ * verification to come: a hint, nothing is pinned.
  */
 bool merkle_cache_verified_prefetch(struct merkle_cache *c, uint64_t tree_id,
 				    uint64_t block, size_t off, size_t len);
@@ -168,6 +169,16 @@ void merkle_tree_put_hasher(struct merkle_tree *t, struct merkle_hasher *h);
 static inline void merkle_stat_add(atomic_uint_fast64_t *counter, uint64_t n)
 {
 	atomic_fetch_add_explicit(counter, n, memory_order_relaxed);
+}
+
+/*
+ * Byte offset, within its hash block, of the hash of the block 'idx'
+ * of the level below (a data block for level 0).
+ */
+static inline size_t merkle_hash_offset(const struct merkle_geometry *g,
+					uint64_t idx)
+{
+	return (size_t)(idx & (g->hashes_per_block - 1)) * g->hash_stride;
 }
 
 /* Tree offset of hash block 'block' (index in the whole tree). */

@@ -218,8 +218,7 @@ static int merkle_plan_level0(struct merkle_extent_sink *s,
 static bool merkle_walk_level0_verified(const struct merkle_walk *w)
 {
 	const struct merkle_geometry *g = &w->t->geo;
-	size_t off = (size_t)(w->first_block & (g->hashes_per_block - 1)) *
-		     g->hash_stride;
+	size_t off = merkle_hash_offset(g, w->first_block);
 
 	for (uint64_t idx = w->first[0]; idx <= w->last[0]; idx++, off = 0)
 		if (!merkle_cache_verified_prefetch(w->t->cache, w->t->id,

@@ -166,8 +166,7 @@ static int merkle_expected_hash(struct merkle_verify_call *call,
 	for (level = 0; level < (int)g->num_levels; level++) {
 		uint64_t hblock = g->level_start[level] + (hidx >> g->log_arity);
 
-		hoffset[level] = (size_t)(hidx & (g->hashes_per_block - 1)) *
-				 g->hash_stride;
+		hoffset[level] = merkle_hash_offset(g, hidx);
 		err = merkle_get_hash_block(call, (unsigned)level, hblock, &e);
 		if (err) {
 			merkle_put_path(t, path, level);
@@ -216,8 +215,7 @@ static int merkle_expected_hash_hinted(struct merkle_verify_call *call,
 	struct merkle_tree *t = call->t;
 	const struct merkle_geometry *g = &t->geo;
 	uint64_t hblock = g->level_start[0] + (data_block >> g->log_arity);
-	size_t hoffset = (size_t)(data_block & (g->hashes_per_block - 1)) *
-			 g->hash_stride;
+	size_t hoffset = merkle_hash_offset(g, data_block);
 	struct merkle_cache_entry *level0;
 	int err;
 
