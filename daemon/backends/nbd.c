@@ -227,7 +227,7 @@ static void nbd_set_options(struct nbd_backend *nb,
 		      VUBLK_BACKEND_DEFAULT_RETRIES;
 	nb->timeout_ns = (uint64_t)(cfg->timeout_set ? cfg->timeout_s :
 				    VUBLK_BACKEND_DEFAULT_TIMEOUT_S) *
-			 1000000000u;
+			 VUBLK_NS_PER_S;
 }
 
 /* The first connection, within --timeout; 0 or -errno. */
@@ -279,7 +279,7 @@ static int nbd_open(struct vublk_backend *be)
 		   nb->can_trim ? "yes" : "no", nb->can_zero ? "yes" : "no",
 		   nb->multi_conn ? "yes" : "no (one queue)",
 		   1u << be->block_shift, nb->max_payload, nb->retries,
-		   nb->timeout_ns / 1000000000u);
+		   nb->timeout_ns / VUBLK_NS_PER_S);
 	return 0;
 }
 

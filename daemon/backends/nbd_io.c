@@ -421,7 +421,7 @@ static void nbd_bio_fail(struct nbd_queue *nq, struct vublk_bio *bio,
 			    nq->nb->uri, nbd_op_names[bio->req.op],
 			    bio->req.len, bio->req.offset, why, bio->sends,
 			    nq->nb->retries,
-			    nq->nb->timeout_ns / 1000000000u);
+			    nq->nb->timeout_ns / VUBLK_NS_PER_S);
 	bio->end_io(bio->q, bio, -EIO);
 }
 
@@ -520,13 +520,14 @@ static void nbd_queue_finish_answered(struct nbd_queue *nq)
  */
 static void nbd_queue_attempt_failed(struct nbd_queue *nq, const char *why)
 {
-	uint64_t now = vublk_now_ns(), half = nq->backoff_ms * 500000ull;
+	uint64_t now = vublk_now_ns();
+	uint64_t half = nq->backoff_ms * VUBLK_NS_PER_MS / 2;
 
 	nbd_count(&nq->nb->counters.connect_failures);
 	if (!nq->failed_attempts++ && nbd_log_allowed(nq))
 		vublk_error("nbd %s: queue %u cannot connect: %s; trying again, up to 2 s apart, while requests wait (each at most --timeout=%" PRIu64 " s)",
 			    nq->nb->uri, nq->q->q_id, why,
-			    nq->nb->timeout_ns / 1000000000u);
+			    nq->nb->timeout_ns / VUBLK_NS_PER_S);
 	nq->next_connect_ns = now + half + now % half;
 	nq->backoff_ms = nq->backoff_ms * 2 > NBD_BACKOFF_MAX_MS ?
 			 NBD_BACKOFF_MAX_MS : nq->backoff_ms * 2;

@@ -12,8 +12,9 @@
 
 #include "log.h"
 
-#define VUBLK_NS_PER_MS 1000000ull
-#define VUBLK_NS_PER_S 1000000000ull
+/* uint64_t, as the clock's values: a quotient prints with PRIu64. */
+#define VUBLK_NS_PER_MS ((uint64_t)1000000)
+#define VUBLK_NS_PER_S ((uint64_t)1000000000)
 
 /*
  * CLOCK_MONOTONIC in nanoseconds.  clock_gettime() fails only for a clock
