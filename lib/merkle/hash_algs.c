@@ -233,11 +233,12 @@ static bool merkle_params_sha_ni(const struct merkle_params *p)
 
 const char *merkle_hash_impl(const struct merkle_params *p)
 {
-	static const char *const by_lanes[SHA256_NI_MAX_LANES + 1] = {
+	static const char *const by_lanes[MERKLE_SHA256_MAX_LANES + 1] = {
 		[1] = "SHA extensions, 1 lane",
 		[2] = "SHA extensions, 2 lanes",
 		[4] = "SHA extensions, 4 lanes",
 		[8] = "SHA extensions, 8 lanes",
+		[MERKLE_SHA256_AVX512_LANES] = "AVX-512, 16 lanes",
 	};
 
 	if (!merkle_params_sha_ni(p))
@@ -406,12 +407,13 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 
 /*
  * With the SHA extensions, blocks go through merkle_sha256_ni_finup() as
- * many at a time as are fastest on this CPU (up to eight), then half as
- * many, down to a lone last one.  fs/verity/verify.c:
- * fsverity_verify_pending_blocks() hashes two pending data blocks with
- * sha256_finup_2x(); more lanes keep the SHA unit busier still where one
- * lane's rounds are latency-bound (sha256_ni.c: 1.21 us per 4 KiB block
- * with eight lanes, 1.59 with two, on AMD Zen 5), but not on every CPU.
+ * many at a time as are fastest on this CPU (up to eight, or sixteen on
+ * AVX-512), then half as many, down to a lone last one.
+ * fs/verity/verify.c: fsverity_verify_pending_blocks() hashes two
+ * pending data blocks with sha256_finup_2x(); more lanes keep the SHA
+ * unit busier still where one lane's rounds are latency-bound
+ * (sha256_ni.c: 1.21 us per 4 KiB block with eight lanes, 1.59 with two,
+ * on AMD Zen 5), but not on every CPU.
  */
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,

@@ -215,12 +215,13 @@ struct merkle_params {
 /*
  * How this process hashes the blocks of a tree of valid parameters p,
  * for reports: "SHA extensions, N lanes" for SHA-256 where the CPU has
- * them, else "OpenSSL" (every other algorithm, and dm-verity's hash type
- * 0 with a salt, which follows the block).  N is how many blocks are
- * hashed at once at most: $MERKLE_SHA256_LANES if it is 1, 2, 4 or 8,
- * else the count found fastest on this CPU, timed (about 0.5 ms) by the
- * process's first call that needs it: this, merkle_tree_open() or the
- * setting up of a hasher for such a tree.
+ * them, or "AVX-512, 16 lanes" where it also has AVX-512 and that is
+ * faster, else "OpenSSL" (every other algorithm, and dm-verity's hash
+ * type 0 with a salt, which follows the block).  N is how many blocks
+ * are hashed at once at most: $MERKLE_SHA256_LANES if it is 1, 2, 4, 8
+ * or (with AVX-512) 16, else the count found fastest on this CPU, timed
+ * (about 1 ms) by the process's first call that needs it: this,
+ * merkle_tree_open() or the setting up of a hasher for such a tree.
  */
 const char *merkle_hash_impl(const struct merkle_params *p);
 

@@ -18,7 +18,7 @@
 /*
  * SHA-256 on the x86 SHA extensions (sha256_ni.c): of one message, or of
  * 2, 4 or 8 at once, interleaved (the kernel's sha256_finup_2x(), and
- * more).  A prefix is the state after the whole 64-byte blocks of
+ * more), or of 16 at once in AVX-512 registers (sha256_avx512.c).  A prefix is the state after the whole 64-byte blocks of
  * the salt, and the salt's last bytes that do not fill one (none for
  * fs-verity's padded salt; dm-verity's usual 32-byte salt is all tail).
  */
@@ -29,29 +29,52 @@ struct merkle_sha256_prefix {
 	size_t tail_len;	/* < 64 */
 };
 
+/*
+ * probe()'s answer, asked once and kept in *known (0: not asked yet, 1:
+ * no, 2: yes; racing first callers compute the same value).  For CPU
+ * features, asked once per hasher: CPUID traps to the hypervisor in a VM.
+ * x86 only (sha256_ni.c).
+ */
+bool merkle_cpu_probe_once(atomic_int *known, bool (*probe)(void));
 /* Whether this CPU can run merkle_sha256_ni_*(). */
 bool merkle_sha256_ni_usable(void);
 /* The prefix of len bytes of data (any length). */
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len);
-/* Most messages merkle_sha256_ni_finup() hashes at once. */
+/* Most messages the SHA extensions' own code interleaves. */
 #define SHA256_NI_MAX_LANES 8
-/* How many at once are fastest on this CPU (1, 2, 4 or 8): timed on
- * the first call, or $MERKLE_SHA256_LANES when it names one of those
- * (for tests, which run each, and benchmarks). */
+/* Messages sha256_avx512.c compresses at once, one per 32-bit lane. */
+#define MERKLE_SHA256_AVX512_LANES 16
+/* Most messages merkle_sha256_ni_finup() hashes at once. */
+#define MERKLE_SHA256_MAX_LANES MERKLE_SHA256_AVX512_LANES
+/* How many at once are fastest on this CPU (1, 2, 4, 8, or 16 where
+ * merkle_sha256_avx512_usable()): timed on the first call, or
+ * $MERKLE_SHA256_LANES when it names one of those (for tests, which run
+ * each, and benchmarks). */
 size_t merkle_sha256_ni_lanes(void);
-/* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (1, 2, 4
- * or 8); each message len bytes, len a multiple of 64 and at least 64. */
+/* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (a count
+ * merkle_sha256_ni_lanes() may return on this CPU); each message len
+ * bytes, len a multiple of 64 and at least 64. */
 void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
 			    const uint8_t *const data[], size_t lanes,
 			    size_t len, uint8_t *out);
+
+/* FIPS 180-4, 4.2.2: SHA-256's round constants. */
+extern const uint32_t merkle_sha256_k[64];
+/* Whether this CPU (and OS) can run merkle_sha256_avx512_blocks(). */
+bool merkle_sha256_avx512_usable(void);
+/* The SHA-256 compression of nblocks 64-byte blocks of each of
+ * MERKLE_SHA256_AVX512_LANES messages, data[j] + 64 * i for block i of
+ * message j, into state[j] (sha256_avx512.c). */
+void merkle_sha256_avx512_blocks(uint32_t state[][8],
+				 const uint8_t *const data[], size_t nblocks);
 
 /*
  * A salted block hasher (hash_algs.c).  The padded salt is hashed once into
  * 'salted'; each block then starts from a copy of that state, as
  * fsverity-utils does with its salted hash_init.  Both contexts are reused
  * for every block, so hashing a block allocates nothing of ours.  For
- * SHA-256 on a CPU with the SHA extensions, blocks go up to 8 at a
+ * SHA-256 on a CPU with the SHA extensions, blocks go up to 16 at a
  * time (as many as are fastest on the CPU) through
  * merkle_sha256_ni_finup() from sha256_salted instead (the kernel's
  * fsverity_verify_pending_blocks() hashes two at once), and a lone one

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sha256_ni.c - SHA-256 on the x86 SHA extensions, of one message, or of
- * 2, 4 or 8 equal-length messages at once, interleaved.
+ * 2, 4 or 8 equal-length messages at once, interleaved; and the choice
+ * of how many at once, 16 included (AVX-512, sha256_avx512.c).
  *
  * The kernel's sha256_finup_2x() (lib/crypto; x86: sha256_ni_finup2x()
  * in lib/crypto/x86/sha256-ni-asm.S), which fs/verity/verify.c uses since
@@ -21,7 +22,10 @@
  * once, so large groups are common (random 4 KiB reads at depth 16
  * complete 16 at a time).  On an Intel Xeon (model 207) eight lanes lose
  * to two instead (2.40 us against 2.13), so the count is the CPU's,
- * measured once per process: merkle_sha256_ni_lanes().
+ * measured once per process: merkle_sha256_ni_lanes().  Where the CPU
+ * has AVX-512, a sixteenth count competes: 16 messages at once without
+ * the SHA unit (sha256_avx512.c), whose smaller groups then take the
+ * SHA lanes.
  *
  * A lone message (a block without a partner: a 4 KiB random read, an odd
  * last block) goes through one lane of the same code: as fast as
@@ -51,8 +55,8 @@
 
 #define SHA256_TARGET __attribute__((target("sha,ssse3,sse4.1")))
 
-/* FIPS 180-4, 4.2.2: the round constants. */
-static const uint32_t sha256_k[64] __attribute__((aligned(16))) = {
+/* FIPS 180-4, 4.2.2: the round constants (sha256_avx512.c's too). */
+const uint32_t merkle_sha256_k[64] __attribute__((aligned(16))) = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
 	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
 	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -89,20 +93,22 @@ static bool sha256_cpu_has_sha_ni(void)
 	return b & bit_SHA;
 }
 
-/*
- * Asked once per hasher; CPUID traps to the hypervisor in a VM, so the
- * answer is kept (racing first callers compute the same value).
- */
-bool merkle_sha256_ni_usable(void)
+bool merkle_cpu_probe_once(atomic_int *known, bool (*probe)(void))
 {
-	static atomic_int known;	/* 0 not yet, 1 no, 2 yes */
-	int v = atomic_load_explicit(&known, memory_order_relaxed);
+	int v = atomic_load_explicit(known, memory_order_relaxed);
 
 	if (!v) {
-		v = sha256_cpu_has_sha_ni() ? 2 : 1;
-		atomic_store_explicit(&known, v, memory_order_relaxed);
+		v = probe() ? 2 : 1;
+		atomic_store_explicit(known, v, memory_order_relaxed);
 	}
 	return v == 2;
+}
+
+bool merkle_sha256_ni_usable(void)
+{
+	static atomic_int known;
+
+	return merkle_cpu_probe_once(&known, sha256_cpu_has_sha_ni);
 }
 
 /*
@@ -162,7 +168,7 @@ SHA256_TARGET static inline void sha256_lane_4rounds(struct sha256_lane *l,
 	__m128i *w0 = &l->w[g & 3], *w1 = &l->w[(g + 1) & 3];
 	__m128i *w2 = &l->w[(g + 2) & 3], *w3 = &l->w[(g + 3) & 3];
 	__m128i wk = _mm_add_epi32(*w0,
-		_mm_load_si128((const __m128i *)&sha256_k[4 * g]));
+		_mm_load_si128((const __m128i *)&merkle_sha256_k[4 * g]));
 
 	l->cdgh = _mm_sha256rnds2_epu32(l->cdgh, l->abef, wk);
 	l->abef = _mm_sha256rnds2_epu32(l->abef, l->cdgh,
@@ -228,17 +234,21 @@ SHA256_BLOCKS_LANES(sha256_blocks_8x, 8)
 typedef void sha256_blocks_fn(uint32_t state[][8], const uint8_t *const data[],
 			      size_t nblocks);
 
-/* By lane count: the counts merkle_sha256_ni_finup() takes. */
+/* By lane count: the counts merkle_sha256_ni_finup() takes; 16 is
+ * sha256_avx512.c's, where merkle_sha256_avx512_usable(). */
 static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
 	[1] = sha256_blocks_1x,
 	[2] = sha256_blocks_2x,
 	[4] = sha256_blocks_4x,
 	[8] = sha256_blocks_8x,
+	[MERKLE_SHA256_AVX512_LANES] = merkle_sha256_avx512_blocks,
 };
 
 /* The lane counts merkle_sha256_ni_finup() takes, and how many timed
  * passes each gets. */
-static const size_t sha256_ni_lane_counts[] = { 1, 2, 4, 8 };
+static const size_t sha256_ni_lane_counts[] = {
+	1, 2, 4, 8, MERKLE_SHA256_AVX512_LANES
+};
 #define SHA256_NI_LANE_COUNTS \
 	(sizeof(sha256_ni_lane_counts) / sizeof(sha256_ni_lane_counts[0]))
 #define SHA256_NI_TIMED_PASSES 5
@@ -260,21 +270,28 @@ static bool sha256_ni_now_ns(uint64_t *ns)
 	return true;
 }
 
-/* Hash SHA256_NI_MAX_LANES messages of 4 KiB, n at a time: the same
+/* Whether this CPU runs n lanes at once: the AVX-512 ones need it. */
+static bool sha256_lanes_runnable(size_t n)
+{
+	return n != MERKLE_SHA256_AVX512_LANES ||
+	       merkle_sha256_avx512_usable();
+}
+
+/* Hash MERKLE_SHA256_MAX_LANES messages of 4 KiB, n at a time: the same
  * work whatever n.  Its time into *ns; false if the clock failed. */
 static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 {
 	/* Zeroes: the SHA instructions take as long whatever the bytes,
 	 * and the compression, not the loads, is what is timed. */
-	static const uint8_t messages[SHA256_NI_MAX_LANES][4096];
-	uint32_t state[SHA256_NI_MAX_LANES][8] = { { 0 } };
-	const uint8_t *data[SHA256_NI_MAX_LANES];
+	static const uint8_t messages[MERKLE_SHA256_MAX_LANES][4096];
+	uint32_t state[MERKLE_SHA256_MAX_LANES][8] = { { 0 } };
+	const uint8_t *data[MERKLE_SHA256_MAX_LANES];
 	uint64_t t0, t1;
 	uint32_t sink = 0;
 
 	if (!sha256_ni_now_ns(&t0))
 		return false;
-	for (size_t k = 0; k < SHA256_NI_MAX_LANES; k += n) {
+	for (size_t k = 0; k < MERKLE_SHA256_MAX_LANES; k += n) {
 		for (size_t j = 0; j < n; j++)
 			data[j] = messages[k + j];
 		sha256_blocks_by_lanes[n](state + k, data,
@@ -282,7 +299,7 @@ static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 	}
 	if (!sha256_ni_now_ns(&t1))
 		return false;
-	for (size_t j = 0; j < SHA256_NI_MAX_LANES; j++)
+	for (size_t j = 0; j < MERKLE_SHA256_MAX_LANES; j++)
 		sink ^= state[j][0];
 	sha256_ni_timing_sink = sink;
 	*ns = t1 - t0;
@@ -293,14 +310,20 @@ static size_t sha256_ni_lanes;
 static pthread_once_t sha256_ni_lanes_once = PTHREAD_ONCE_INIT;
 
 /* $MERKLE_SHA256_LANES if it names a count merkle_sha256_ni_finup()
- * takes, else 0. */
+ * takes on this CPU, else 0. */
 static size_t sha256_ni_lanes_from_env(void)
 {
 	const char *v = getenv("MERKLE_SHA256_LANES");
+	unsigned long n;
+	char *end;
 
-	if (!v || strlen(v) != 1 || !strchr("1248", v[0]))
+	if (!v || !*v)
 		return 0;
-	return (size_t)(v[0] - '0');
+	n = strtoul(v, &end, 10);
+	for (size_t c = 0; !*end && c < SHA256_NI_LANE_COUNTS; c++)
+		if (sha256_ni_lane_counts[c] == n && sha256_lanes_runnable(n))
+			return n;
+	return 0;
 }
 
 /*
@@ -326,6 +349,8 @@ static void sha256_ni_choose_lanes(void)
 		for (size_t i = 0; i < SHA256_NI_LANE_COUNTS; i++) {
 			size_t c = pass % 2 ? SHA256_NI_LANE_COUNTS - 1 - i : i;
 
+			if (!sha256_lanes_runnable(sha256_ni_lane_counts[c]))
+				continue;
 			if (!sha256_ni_time_pass(sha256_ni_lane_counts[c], &t))
 				return;
 			if (pass && t < best[c])
@@ -421,10 +446,12 @@ void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
 			    const uint8_t *const data[], size_t lanes,
 			    size_t len, uint8_t *out)
 {
-	uint8_t first[SHA256_NI_MAX_LANES][64], last[SHA256_NI_MAX_LANES][128];
-	const uint8_t *firsts[SHA256_NI_MAX_LANES], *wholes[SHA256_NI_MAX_LANES];
-	const uint8_t *lasts[SHA256_NI_MAX_LANES];
-	uint32_t state[SHA256_NI_MAX_LANES][8];
+	uint8_t first[MERKLE_SHA256_MAX_LANES][64];
+	uint8_t last[MERKLE_SHA256_MAX_LANES][128];
+	const uint8_t *firsts[MERKLE_SHA256_MAX_LANES];
+	const uint8_t *wholes[MERKLE_SHA256_MAX_LANES];
+	const uint8_t *lasts[MERKLE_SHA256_MAX_LANES];
+	uint32_t state[MERKLE_SHA256_MAX_LANES][8];
 	sha256_blocks_fn *blocks = sha256_blocks_by_lanes[lanes];
 	struct sha256_cut c = { 0 };
 

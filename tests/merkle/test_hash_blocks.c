@@ -4,10 +4,11 @@
  * at a time: H(salt zero-padded to the hash's input block size || block),
  * fs/verity/hash_algs.c's fsverity_hash_block().  lib/merkle hashes SHA-256
  * blocks up to eight at a time on CPUs with the x86 SHA extensions
- * (lib/merkle/sha256_ni.c), as many as are fastest on the CPU, so meson
- * runs this once per count ($MERKLE_SHA256_LANES=1, 2, 4, 8: the test
- * checks that the library took it) and once as measured; the batch sizes
- * (1 to 15) cover every mix of the counts below it, and the data starts
+ * (lib/merkle/sha256_ni.c), or sixteen with AVX-512 (sha256_avx512.c),
+ * as many as are fastest on the CPU, so meson runs this once per count
+ * ($MERKLE_SHA256_LANES=1, 2, 4, 8, 16: the test checks that the library
+ * took it) and once as measured; the batch sizes (1 to 17, 24 and 31)
+ * cover every mix of the counts below them, and the data starts
  * misaligned as well as aligned.  Whole trees and digests are compared
  * with fsverity-utils by oracle_test.sh.
  */
@@ -18,7 +19,7 @@
 #include "merkle_private.h"
 #include "merkle_test.h"
 
-#define MAX_BLOCKS 15
+#define MAX_BLOCKS 31
 #define MAX_BLOCK_SIZE (1u << MERKLE_MAX_LOG_BLOCKSIZE)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -82,10 +83,10 @@ static void check_batch(const struct merkle_params *p, const uint8_t *data,
 
 /*
  * Where the CPU has the SHA extensions, $MERKLE_SHA256_LANES=N (1, 2, 4
- * or 8, as the library takes it) makes a hasher hash N blocks at a time
- * at most: the batches go through that path.  Without the extensions
- * (valgrind hides them), a run asked for N lanes has nothing of its own
- * to test: skip it before the batches.
+ * or 8, as the library takes it, or 16 with AVX-512) makes a hasher hash
+ * N blocks at a time at most: the batches go through that path.  Without
+ * the extensions or AVX-512 (valgrind hides both), a run asked for N
+ * lanes has nothing of its own to test: skip it before the batches.
  */
 static void check_lanes_taken(void)
 {
@@ -94,25 +95,37 @@ static void check_lanes_taken(void)
 					 .log_blocksize = 12 };
 	const char *impl = merkle_hash_impl(&p);
 	struct merkle_hasher h;
+	size_t n;
 	char want[64];
 
 	printf("SHA-256 blocks hashed with: %s\n", impl);
-	if (!lanes || strlen(lanes) != 1 || !strchr("1248", lanes[0]))
+	if (!lanes)
+		return;
+	n = strtoul(lanes, NULL, 10);
+	if (n != 1 && n != 2 && n != 4 && n != 8 && n != 16)
 		return;
 	if (!strcmp(impl, "OpenSSL")) {
 		printf("no SHA extensions: MERKLE_SHA256_LANES=%s has no path to test\n",
 		       lanes);
 		exit(77);
 	}
+	if (n == MERKLE_SHA256_AVX512_LANES && !merkle_sha256_avx512_usable()) {
+		printf("no AVX-512: MERKLE_SHA256_LANES=%s has no path to test\n",
+		       lanes);
+		exit(77);
+	}
 	CHECK_RET(merkle_hasher_init(&h, &p), 0);
-	if (h.sha256_lanes != (size_t)(lanes[0] - '0')) {
+	if (h.sha256_lanes != n) {
 		fprintf(stderr, "MERKLE_SHA256_LANES=%s, but the hasher takes %zu lanes\n",
 			lanes, h.sha256_lanes);
 		exit(1);
 	}
 	merkle_hasher_destroy(&h);
-	snprintf(want, sizeof(want), "SHA extensions, %s lane%s", lanes,
-		 lanes[0] == '1' ? "" : "s");
+	if (n == MERKLE_SHA256_AVX512_LANES)
+		snprintf(want, sizeof(want), "AVX-512, %zu lanes", n);
+	else
+		snprintf(want, sizeof(want), "SHA extensions, %zu lane%s", n,
+			 n == 1 ? "" : "s");
 	if (strcmp(impl, want) != 0) {
 		fprintf(stderr, "MERKLE_SHA256_LANES=%s, but the library reports %s\n",
 			lanes, impl);
@@ -126,6 +139,11 @@ int main(void)
 	static const unsigned log_sizes[] = { MERKLE_MIN_LOG_BLOCKSIZE, 12,
 					      MERKLE_MAX_LOG_BLOCKSIZE };
 	static const unsigned algs[] = { MERKLE_HASH_SHA256, MERKLE_HASH_SHA512 };
+	/* Every mix of 8, 4, 2 and 1 lanes, and 16 alone, with one more, with
+	 * 8 more and with every smaller count after it. */
+	static const size_t batch_sizes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+					      12, 13, 14, 15, 16, 17, 24,
+					      MAX_BLOCKS };
 	/* One spare byte in front: the data may start at an odd address. */
 	uint8_t *buf = malloc(MAX_BLOCKS * MAX_BLOCK_SIZE + 1);
 	unsigned checked = 0;
@@ -137,7 +155,7 @@ int main(void)
 	for (unsigned a = 0; a < 2; a++)
 	for (unsigned s = 0; s < 4; s++)
 	for (unsigned l = 0; l < 3; l++)
-	for (size_t n = 1; n <= MAX_BLOCKS; n++) {
+	for (size_t b = 0; b < sizeof(batch_sizes) / sizeof(batch_sizes[0]); b++) {
 		struct merkle_params p = {
 			.hash_alg = algs[a],
 			.log_blocksize = log_sizes[l],
@@ -146,16 +164,17 @@ int main(void)
 
 		for (unsigned i = 0; i < p.salt_size; i++)
 			p.salt[i] = next_byte();
-		check_batch(&p, buf, n);
-		check_batch(&p, buf + 1, n);
+		check_batch(&p, buf, batch_sizes[b]);
+		check_batch(&p, buf + 1, batch_sizes[b]);
 		checked += 2;
 	}
 	/* dm-verity's salts, hashed as they are: every tail length of the
 	 * SHA-256 prefix that matters (sha256_ni.c: 0, short, 55 and 56
 	 * around the one/two last blocks boundary, 63, several blocks); and
 	 * after the block for hash type 0, which no group of blocks may take
-	 * the prefix path for.  Batches of 1-4 and 9-11 blocks: every lane
-	 * count of the SHA extensions' path with a salt tail. */
+	 * the prefix path for.  Batches of 1-4, 9-11 and 17-19 blocks:
+	 * every lane count of the SHA extensions' path and AVX-512's with a
+	 * salt tail. */
 	for (unsigned f = 0; f < 2; f++)
 	for (unsigned a = 0; a < 2; a++)
 	for (unsigned salt = 0; salt <= 256; salt += salt < 72 ? 1 : 61)
@@ -173,7 +192,8 @@ int main(void)
 		check_batch(&p, buf, n);
 		check_batch(&p, buf + 1, n + 1);
 		check_batch(&p, buf + 1, n + 8);
-		checked += 3;
+		check_batch(&p, buf + 1, n + 16);
+		checked += 4;
 	}
 	free(buf);
 	printf("test_hash_blocks: %u batches match OpenSSL\n", checked);

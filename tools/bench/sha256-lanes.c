@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sha256-lanes - CPU time per 4 KiB message of lib/merkle's SHA-256
- * compression on the x86 SHA extensions with 1 to 8 interleaved lanes:
- * the measurement behind SHA256_NI_MAX_LANES (docs/PERFORMANCE.md, "More
- * SHA-256 lanes"), and the count that the library's own quick timing
+ * compression on the x86 SHA extensions with 1 to 8 interleaved lanes,
+ * and on AVX-512 with 16 where the CPU has it: the measurement behind
+ * SHA256_NI_MAX_LANES (docs/PERFORMANCE.md, "More SHA-256 lanes" and
+ * "AVX-512 lanes"), and the count that the library's own quick timing
  * (merkle_sha256_ni_lanes()) picks on this CPU, after this load.  A
  * benchmark, not a test: build/tools/sha256-lanes [ROUNDS] (without
  * $MERKLE_SHA256_LANES, which would replace the pick).  It compiles
- * lib/merkle/sha256_ni.c itself, so that it times the very code the
- * library runs, with lane counts the library does not instantiate.
+ * lib/merkle/sha256_ni.c and sha256_avx512.c itself, so that it times
+ * the very code the library runs, with lane counts the library does not
+ * instantiate.
  *
  * Then the library's pick over data in the CPU's caches and over data
  * flushed from them, as a device's DMA leaves an O_DIRECT read's buffer:
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../../lib/merkle/sha256_avx512.c"
 #include "../../lib/merkle/sha256_ni.c"
 
 #define MESSAGE_BLOCKS 64	/* 4 KiB */
@@ -28,8 +31,8 @@
 static volatile size_t message_blocks = MESSAGE_BLOCKS;
 
 
-static uint8_t messages[SHA256_NI_MAX_LANES][MESSAGE_BLOCKS * 64];
-static uint32_t states[SHA256_NI_MAX_LANES][8];
+static uint8_t messages[MERKLE_SHA256_MAX_LANES][MESSAGE_BLOCKS * 64];
+static uint32_t states[MERKLE_SHA256_MAX_LANES][8];
 
 SHA256_BLOCKS_LANES(blocks_3x, 3)
 SHA256_BLOCKS_LANES(blocks_5x, 5)
@@ -40,6 +43,7 @@ SHA256_BLOCKS_LANES(blocks_7x, 7)
 static sha256_blocks_fn *const blocks_by_lanes[] = {
 	NULL, sha256_blocks_1x, sha256_blocks_2x, blocks_3x, sha256_blocks_4x,
 	blocks_5x, blocks_6x, blocks_7x, sha256_blocks_8x,
+	[MERKLE_SHA256_AVX512_LANES] = merkle_sha256_avx512_blocks,
 };
 
 /* As vublk-bench verity's default: 16 requests of 128 KiB in flight. */
@@ -75,7 +79,7 @@ static void flush_request(const uint8_t *r)
 static double ring_us_per_block(size_t lanes, bool flushed, int passes)
 {
 	const size_t blocks = REQUEST_BYTES / 4096;
-	const uint8_t *data[SHA256_NI_MAX_LANES];
+	const uint8_t *data[MERKLE_SHA256_MAX_LANES];
 	double spent = 0;
 
 	for (int p = 0; p < passes; p++) {
@@ -115,7 +119,7 @@ static void print_cached_and_flushed(size_t lanes, int rounds)
 
 int main(int argc, char **argv)
 {
-	const uint8_t *data[SHA256_NI_MAX_LANES];
+	const uint8_t *data[MERKLE_SHA256_MAX_LANES];
 	int rounds = argc > 1 ? atoi(argv[1]) : 3;
 
 	if (!merkle_sha256_ni_usable()) {
@@ -127,14 +131,17 @@ int main(int argc, char **argv)
 			argv[1]);
 		return 2;
 	}
-	for (int j = 0; j < SHA256_NI_MAX_LANES; j++) {
+	for (int j = 0; j < MERKLE_SHA256_MAX_LANES; j++) {
 		for (size_t i = 0; i < sizeof(messages[j]); i++)
 			messages[j][i] = (uint8_t)(j * 7 + i * 13);
 		data[j] = messages[j];
 	}
 	printf("lanes  us of CPU per 4 KiB message, %d rounds\n", rounds);
-	for (int n = 1; n <= SHA256_NI_MAX_LANES; n++) {
+	for (int n = 1; n <= MERKLE_SHA256_MAX_LANES; n++) {
 		int iterations = 40000 / n;
+
+		if (!blocks_by_lanes[n] || !sha256_lanes_runnable((size_t)n))
+			continue;
 
 		printf("%5d ", n);
 		for (int r = 0; r < rounds; r++) {
