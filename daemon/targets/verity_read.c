@@ -15,7 +15,7 @@
  *  2. verity_queue_batch_end(): once every read is in, the request waits
  *     for the end of the queue's pass over its completions, and then all
  *     the requests that are ready are verified in one merkle_verify_many()
- *     call, their blocks hashed up to eight at a time across requests (a
+ *     call, their blocks hashed up to 16 at a time across requests (a
  *     4 KiB random read is one block: alone it would have no partner).
  *     When it lacks a hash block it says which (MERKLE_NEED_TREE): that
  *     extent is read, put in the cache, and verification resumes at the

@@ -233,16 +233,23 @@ static bool merkle_params_sha_ni(const struct merkle_params *p)
 
 const char *merkle_hash_impl(const struct merkle_params *p)
 {
-	static const char *const by_lanes[MERKLE_SHA256_MAX_LANES + 1] = {
+	static const char *const by_lanes[SHA256_NI_MAX_LANES + 1] = {
 		[1] = "SHA extensions, 1 lane",
 		[2] = "SHA extensions, 2 lanes",
 		[4] = "SHA extensions, 4 lanes",
 		[8] = "SHA extensions, 8 lanes",
-		[MERKLE_SHA256_AVX512_LANES] = "AVX-512, 16 lanes",
+	};
+	static const char *const after_avx512[SHA256_NI_MAX_LANES + 1] = {
+		[1] = "AVX-512, 16 lanes, then SHA extensions, 1 lane",
+		[2] = "AVX-512, 16 lanes, then SHA extensions, 2 lanes",
+		[4] = "AVX-512, 16 lanes, then SHA extensions, 4 lanes",
+		[8] = "AVX-512, 16 lanes, then SHA extensions, 8 lanes",
 	};
 
 	if (!merkle_params_sha_ni(p))
 		return "OpenSSL";
+	if (merkle_sha256_lanes() == MERKLE_SHA256_AVX512_LANES)
+		return after_avx512[merkle_sha256_ni_lanes()];
 	return by_lanes[merkle_sha256_ni_lanes()];
 }
 
@@ -345,7 +352,8 @@ int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p)
 	memcpy(h->suffix, p->salt, h->suffix_len);
 	/* The SHA extensions path hashes a prefix, then the block. */
 	h->sha_ni = merkle_params_sha_ni(p);
-	h->sha256_lanes = h->sha_ni ? merkle_sha256_ni_lanes() : 1;
+	h->sha256_lanes = h->sha_ni ? merkle_sha256_lanes() : 1;
+	h->sha256_ni_lanes = h->sha_ni ? merkle_sha256_ni_lanes() : 1;
 	h->xof = EVP_MD_get_flags(merkle_alg_md(alg)) & EVP_MD_FLAG_XOF;
 	h->salted = EVP_MD_CTX_new();
 	h->work = EVP_MD_CTX_new();
@@ -393,7 +401,7 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 				  uint8_t *out)
 {
 	if (h->sha_ni) {
-		merkle_sha256_ni_finup(&h->sha256_salted, &block, 1, len, out);
+		merkle_sha256_finup(&h->sha256_salted, &block, 1, len, out);
 		return 0;
 	}
 	if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
@@ -405,15 +413,23 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 	return 0;
 }
 
+/* The group size after groups of 'lanes': AVX-512's 16 give way to the
+ * SHA extensions' fastest count, which halves down to 2. */
+static size_t merkle_hasher_fewer_lanes(const struct merkle_hasher *h,
+					size_t lanes)
+{
+	return lanes == MERKLE_SHA256_AVX512_LANES ? h->sha256_ni_lanes :
+						     lanes / 2;
+}
+
 /*
- * With the SHA extensions, blocks go through merkle_sha256_ni_finup() as
+ * With the SHA extensions, blocks go through merkle_sha256_finup() as
  * many at a time as are fastest on this CPU (up to eight, or sixteen on
- * AVX-512), then half as many, down to a lone last one.
- * fs/verity/verify.c: fsverity_verify_pending_blocks() hashes two
- * pending data blocks with sha256_finup_2x(); more lanes keep the SHA
- * unit busier still where one lane's rounds are latency-bound
- * (sha256_ni.c: 1.21 us per 4 KiB block with eight lanes, 1.59 with two,
- * on AMD Zen 5), but not on every CPU.
+ * AVX-512), then fewer, down to a lone last one.  fs/verity/verify.c:
+ * fsverity_verify_pending_blocks() hashes two pending data blocks with
+ * sha256_finup_2x(); more lanes keep the SHA unit busier still where one
+ * lane's rounds are latency-bound (sha256_ni.c: 1.21 us per 4 KiB block
+ * with eight lanes, 1.59 with two, on AMD Zen 5), but not on every CPU.
  */
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,
@@ -424,12 +440,13 @@ int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 	int err = 0;
 
 	if (h->sha_ni) {
-		for (size_t lanes = h->sha256_lanes; lanes > 1; lanes /= 2)
+		for (size_t lanes = h->sha256_lanes; lanes > 1;
+		     lanes = merkle_hasher_fewer_lanes(h, lanes))
 			for (; i + lanes <= n; i += lanes)
-				merkle_sha256_ni_finup(&h->sha256_salted,
-						       blocks + i, lanes,
-						       h->block_size,
-						       out + i * ds);
+				merkle_sha256_finup(&h->sha256_salted,
+						    blocks + i, lanes,
+						    h->block_size,
+						    out + i * ds);
 	}
 	for (; i < n && !err; i++)
 		err = merkle_hasher_hash_one(h, blocks[i], h->block_size,

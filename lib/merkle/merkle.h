@@ -215,13 +215,15 @@ struct merkle_params {
 /*
  * How this process hashes the blocks of a tree of valid parameters p,
  * for reports: "SHA extensions, N lanes" for SHA-256 where the CPU has
- * them, or "AVX-512, 16 lanes" where it also has AVX-512 and that is
- * faster, else "OpenSSL" (every other algorithm, and dm-verity's hash
- * type 0 with a salt, which follows the block).  N is how many blocks
- * are hashed at once at most: $MERKLE_SHA256_LANES if it is 1, 2, 4, 8
- * or (with AVX-512) 16, else the count found fastest on this CPU, timed
- * (about 1 ms) by the process's first call that needs it: this,
- * merkle_tree_open() or the setting up of a hasher for such a tree.
+ * them, "AVX-512, 16 lanes, then SHA extensions, N lanes" where it also
+ * has AVX-512 and 16 blocks at once in its registers are faster, else
+ * "OpenSSL" (every other algorithm, and dm-verity's hash type 0 with a
+ * salt, which follows the block).  N is how many blocks the SHA
+ * extensions hash at once at most: $MERKLE_SHA256_LANES if it is 1, 2, 4
+ * or 8 (16: AVX-512 first, then 8), else the count found fastest on this
+ * CPU, timed (about 1 ms) by the process's first call that needs it:
+ * this, merkle_tree_open() or the setting up of a hasher for such a
+ * tree.
  */
 const char *merkle_hash_impl(const struct merkle_params *p);
 
@@ -565,11 +567,11 @@ struct merkle_verify_req {
  * merkle_verify_blocks() of several ranges at once: each range gets the
  * status and result it would get alone, but their blocks are hashed
  * together, up to eight at a time across ranges where the CPU can (SHA-256
- * on the SHA extensions), as the kernel's fs-verity hashes two pending
- * blocks of a bio together.  A server that has several requests' data in
- * hand verifies them in one call, so that single-block requests are
- * hashed together; a lone block is hashed alone, nothing waits for a
- * partner.  Returns 0 when every range got its status, or an error of the
+ * on the SHA extensions; sixteen with AVX-512), as the kernel's fs-verity
+ * hashes two pending blocks of a bio together.  A server that has several
+ * requests' data in hand verifies them in one call, so that single-block
+ * requests are hashed together; a lone block is hashed alone, nothing
+ * waits for a partner.  Returns 0 when every range got its status, or an error of the
  * whole call (no memory).
  */
 int merkle_verify_many(struct merkle_tree *t, struct merkle_verify_req *reqs,

@@ -18,9 +18,11 @@
 /*
  * SHA-256 on the x86 SHA extensions (sha256_ni.c): of one message, or of
  * 2, 4 or 8 at once, interleaved (the kernel's sha256_finup_2x(), and
- * more), or of 16 at once in AVX-512 registers (sha256_avx512.c).  A prefix is the state after the whole 64-byte blocks of
- * the salt, and the salt's last bytes that do not fill one (none for
- * fs-verity's padded salt; dm-verity's usual 32-byte salt is all tail).
+ * more), or of 16 at once in AVX-512 registers (sha256_avx512.c), where
+ * the CPU has both.  A prefix is the state after the whole 64-byte
+ * blocks of the salt, and the salt's last bytes that do not fill one
+ * (none for fs-verity's padded salt; dm-verity's usual 32-byte salt is
+ * all tail).
  */
 struct merkle_sha256_prefix {
 	uint32_t state[8];
@@ -36,7 +38,7 @@ struct merkle_sha256_prefix {
  * x86 only (sha256_ni.c).
  */
 bool merkle_cpu_probe_once(atomic_int *known, bool (*probe)(void));
-/* Whether this CPU can run merkle_sha256_ni_*(). */
+/* Whether this CPU can run merkle_sha256_ni_*() and merkle_sha256_*(). */
 bool merkle_sha256_ni_usable(void);
 /* The prefix of len bytes of data (any length). */
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
@@ -45,19 +47,28 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 #define SHA256_NI_MAX_LANES 8
 /* Messages sha256_avx512.c compresses at once, one per 32-bit lane. */
 #define MERKLE_SHA256_AVX512_LANES 16
-/* Most messages merkle_sha256_ni_finup() hashes at once. */
+/* Most messages merkle_sha256_finup() hashes at once. */
 #define MERKLE_SHA256_MAX_LANES MERKLE_SHA256_AVX512_LANES
-/* How many at once are fastest on this CPU (1, 2, 4, 8, or 16 where
- * merkle_sha256_avx512_usable()): timed on the first call, or
- * $MERKLE_SHA256_LANES when it names one of those (for tests, which run
- * each, and benchmarks). */
+/*
+ * How many messages at once the SHA extensions hash fastest on this CPU
+ * (1, 2, 4 or 8), and how many at once to hash first: 16 where AVX-512's
+ * lanes beat that count (merkle_sha256_avx512_usable()), else the same.
+ * Timed on the first call, or $MERKLE_SHA256_LANES when it names one of
+ * those counts (for tests, which run each, and benchmarks); 16 then takes
+ * 8 SHA lanes for the smaller groups.
+ */
 size_t merkle_sha256_ni_lanes(void);
-/* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (a count
- * merkle_sha256_ni_lanes() may return on this CPU); each message len
- * bytes, len a multiple of 64 and at least 64. */
-void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
-			    const uint8_t *const data[], size_t lanes,
-			    size_t len, uint8_t *out);
+size_t merkle_sha256_lanes(void);
+/* The count "1", "2", "4", "8" or "16" names (the values of
+ * $MERKLE_SHA256_LANES), else 0. */
+size_t merkle_sha256_lanes_named(const char *name);
+/* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (1 or a
+ * count merkle_sha256_ni_lanes() or merkle_sha256_lanes() may return on
+ * this CPU, or half of one); each message len bytes, len a multiple of 64
+ * and at least 64. */
+void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
+			 const uint8_t *const data[], size_t lanes, size_t len,
+			 uint8_t *out);
 
 /* FIPS 180-4, 4.2.2: SHA-256's round constants. */
 extern const uint32_t merkle_sha256_k[64];
@@ -75,8 +86,8 @@ void merkle_sha256_avx512_blocks(uint32_t state[][8],
  * fsverity-utils does with its salted hash_init.  Both contexts are reused
  * for every block, so hashing a block allocates nothing of ours.  For
  * SHA-256 on a CPU with the SHA extensions, blocks go up to 16 at a
- * time (as many as are fastest on the CPU) through
- * merkle_sha256_ni_finup() from sha256_salted instead (the kernel's
+ * time (as many as are fastest on the CPU) through merkle_sha256_finup()
+ * from sha256_salted instead (the kernel's
  * fsverity_verify_pending_blocks() hashes two at once), and a lone one
  * alone.
  */
@@ -87,7 +98,8 @@ struct merkle_hasher {
 	size_t block_size;	/* data blocks */
 	size_t tree_block_size;	/* hash blocks (dm-verity: may differ) */
 	bool sha_ni;		/* merkle_sha256_ni_usable() and SHA-256 */
-	size_t sha256_lanes;	/* merkle_sha256_ni_lanes() if sha_ni */
+	size_t sha256_lanes;	/* merkle_sha256_lanes() if sha_ni */
+	size_t sha256_ni_lanes;	/* merkle_sha256_ni_lanes() if sha_ni */
 	bool xof;		/* an extendable-output function (SHAKE) */
 	/* dm-verity hash type 0: the salt, hashed after each block. */
 	uint8_t suffix[MERKLE_DMV_MAX_SALT_SIZE];

@@ -38,21 +38,52 @@
 
 #define AVX512_TARGET __attribute__((target("avx512f,avx512bw")))
 
-/* XCR0: the OS saves the SSE, AVX, opmask and both halves of the ZMM
- * state (Intel SDM vol. 1, 13.3). */
+/* XCR0: the OS saves the SSE and AVX state, the opmask registers, the
+ * upper halves of ZMM0-15 and ZMM16-31 (Intel SDM vol. 1, 13.3). */
 #define XCR0_AVX512_STATE 0xe6
 
 /*
+ * Intel CPUs that lower their clock while 512-bit registers are in use,
+ * for everything else the core runs too: the kernel keeps its own 512-bit
+ * code off them (arch/x86/kernel/cpu/intel.c: zmm_exclusion_list, which
+ * sets X86_FEATURE_PREFER_YMM), and so does this.  Family 6 models:
+ * Skylake-X, Ice Lake-X, -D, client, -L and NNPI, Tiger Lake-L and
+ * client.  A short timing of the hashing alone would not see the cost.
+ */
+static const unsigned char sha256_zmm_downclock_models[] = {
+	0x55, 0x6a, 0x6c, 0x7d, 0x7e, 0x9d, 0x8c, 0x8d,
+};
+
+static bool sha256_cpu_downclocks_zmm(void)
+{
+	unsigned a, b, c, d, family, model;
+
+	/* "GenuineIntel", in EBX, EDX, ECX order. */
+	if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x756e6547 ||
+	    d != 0x49656e69 || c != 0x6c65746e)
+		return false;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return false;
+	family = (a >> 8) & 0xf;
+	model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
+	if (family != 6)
+		return false;
+	return memchr(sha256_zmm_downclock_models, (int)model,
+		      sizeof(sha256_zmm_downclock_models)) != NULL;
+}
+
+/*
  * The CPU has AVX-512 F (the 32-bit lane operations) and BW (the byte
- * shuffle that turns the big-endian words around), and the OS saves
- * the registers across context switches.  Valgrind does not emulate
- * AVX-512 and does not report it.
+ * shuffle that turns the big-endian words around), the OS saves the
+ * registers across context switches, and using them does not slow the
+ * core down.  Valgrind does not emulate AVX-512 and does not report it.
  */
 static bool sha256_cpu_has_avx512(void)
 {
 	unsigned a, b, c, d, xcr0_lo, xcr0_hi;
 
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) ||
+	    sha256_cpu_downclocks_zmm())
 		return false;
 	__asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
 	(void)xcr0_hi;
@@ -131,14 +162,12 @@ AVX512_TARGET static inline void sha256_load_words(__m512i w[16],
  * O_DIRECT read's data is in no cache (DMA wrote it), and 16 streams of
  * 64-byte steps are more than the CPU's own prefetchers keep ahead of:
  * hashing 16 flushed 128 KiB requests took 1.44-1.50 us per 4 KiB block
- * without this and 1.37 with it, and the verified O_DIRECT reads that
- * had lost up to 5% to the SHA lanes gained 1-5% instead
- * (tools/bench/sha256-lanes and verity-ab.sh, AMD Zen 5; fetching two
- * or more blocks ahead gained nothing more).  A prefetch past a
- * message's end is harmless: prefetches do not fault.
+ * without this and 1.37 with it (tools/bench/sha256-lanes, AMD Zen 5;
+ * fetching two or more blocks ahead gained nothing more).  The one past
+ * a message's end is harmless: prefetches do not fault.
  */
-AVX512_TARGET static inline void sha256_prefetch_next(const uint8_t *const data[],
-						      size_t offset)
+AVX512_TARGET static inline void
+sha256_prefetch_next(const uint8_t *const data[], size_t offset)
 {
 	for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++)
 		_mm_prefetch((const char *)data[j] + offset, _MM_HINT_T0);
@@ -218,12 +247,6 @@ AVX512_TARGET void merkle_sha256_avx512_blocks(uint32_t state[][8],
 bool merkle_sha256_avx512_usable(void)
 {
 	return false;
-}
-
-void merkle_sha256_avx512_blocks(uint32_t state[][8],
-				 const uint8_t *const data[], size_t nblocks)
-{
-	(void)state, (void)data, (void)nblocks;
 }
 
 #endif

@@ -23,9 +23,9 @@
  * complete 16 at a time).  On an Intel Xeon (model 207) eight lanes lose
  * to two instead (2.40 us against 2.13), so the count is the CPU's,
  * measured once per process: merkle_sha256_ni_lanes().  Where the CPU
- * has AVX-512, a sixteenth count competes: 16 messages at once without
- * the SHA unit (sha256_avx512.c), whose smaller groups then take the
- * SHA lanes.
+ * has AVX-512, 16 messages at once without the SHA unit
+ * (sha256_avx512.c) compete with that count, and go first where they
+ * win (merkle_sha256_lanes()); smaller groups still take the SHA lanes.
  *
  * A lone message (a block without a partner: a 4 KiB random read, an odd
  * last block) goes through one lane of the same code: as fast as
@@ -234,7 +234,7 @@ SHA256_BLOCKS_LANES(sha256_blocks_8x, 8)
 typedef void sha256_blocks_fn(uint32_t state[][8], const uint8_t *const data[],
 			      size_t nblocks);
 
-/* By lane count: the counts merkle_sha256_ni_finup() takes; 16 is
+/* By lane count: the counts merkle_sha256_finup() takes; 16 is
  * sha256_avx512.c's, where merkle_sha256_avx512_usable(). */
 static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
 	[1] = sha256_blocks_1x,
@@ -244,13 +244,14 @@ static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
 	[MERKLE_SHA256_AVX512_LANES] = merkle_sha256_avx512_blocks,
 };
 
-/* The lane counts merkle_sha256_ni_finup() takes, and how many timed
- * passes each gets. */
-static const size_t sha256_ni_lane_counts[] = {
+/* The lane counts merkle_sha256_finup() takes: the SHA extensions',
+ * then AVX-512's, and how many timed passes each gets. */
+static const size_t sha256_lane_counts[] = {
 	1, 2, 4, 8, MERKLE_SHA256_AVX512_LANES
 };
-#define SHA256_NI_LANE_COUNTS \
-	(sizeof(sha256_ni_lane_counts) / sizeof(sha256_ni_lane_counts[0]))
+#define SHA256_LANE_COUNTS \
+	(sizeof(sha256_lane_counts) / sizeof(sha256_lane_counts[0]))
+#define SHA256_NI_LANE_COUNTS (SHA256_LANE_COUNTS - 1)
 #define SHA256_NI_TIMED_PASSES 5
 /* Where nothing can be timed: the kernel's choice, two. */
 #define SHA256_NI_UNTIMED_LANES 2
@@ -281,8 +282,9 @@ static bool sha256_lanes_runnable(size_t n)
  * work whatever n.  Its time into *ns; false if the clock failed. */
 static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 {
-	/* Zeroes: the SHA instructions take as long whatever the bytes,
-	 * and the compression, not the loads, is what is timed. */
+	/* Zeroes: the SHA instructions and AVX-512's take as long whatever
+	 * the bytes, and the compression, not the loads, is what is
+	 * timed. */
 	static const uint8_t messages[MERKLE_SHA256_MAX_LANES][4096];
 	uint32_t state[MERKLE_SHA256_MAX_LANES][8] = { { 0 } };
 	const uint8_t *data[MERKLE_SHA256_MAX_LANES];
@@ -306,52 +308,55 @@ static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 	return true;
 }
 
-static size_t sha256_ni_lanes;
-static pthread_once_t sha256_ni_lanes_once = PTHREAD_ONCE_INIT;
+static size_t sha256_ni_lanes;		/* the SHA extensions' fastest */
+static bool sha256_avx512_first;	/* AVX-512's 16 lanes beat them */
+static pthread_once_t sha256_lanes_once = PTHREAD_ONCE_INIT;
 
-/* $MERKLE_SHA256_LANES if it names a count merkle_sha256_ni_finup()
- * takes on this CPU, else 0. */
-static size_t sha256_ni_lanes_from_env(void)
+/*
+ * $MERKLE_SHA256_LANES, if it names a count this CPU runs.  16 takes the
+ * SHA extensions' 8 for the smaller groups: a fixed choice, so that a
+ * test or a fuzzer's input runs the same path every time.
+ */
+static bool sha256_lanes_from_env(void)
 {
 	const char *v = getenv("MERKLE_SHA256_LANES");
-	unsigned long n;
-	char *end;
+	size_t n = v ? merkle_sha256_lanes_named(v) : 0;
 
-	if (!v || !*v)
-		return 0;
-	n = strtoul(v, &end, 10);
-	for (size_t c = 0; !*end && c < SHA256_NI_LANE_COUNTS; c++)
-		if (sha256_ni_lane_counts[c] == n && sha256_lanes_runnable(n))
-			return n;
-	return 0;
+	if (!n || !sha256_lanes_runnable(n))
+		return false;
+	sha256_avx512_first = n == MERKLE_SHA256_AVX512_LANES;
+	sha256_ni_lanes = sha256_avx512_first ? SHA256_NI_MAX_LANES : n;
+	return true;
 }
 
 /*
- * The fastest count, as the kernel's RAID-6 code times each syndrome
+ * The fastest count of the SHA extensions, and whether AVX-512's 16
+ * lanes beat it, as the kernel's RAID-6 code times each syndrome
  * function at boot and keeps the fastest (lib/raid6/algos.c:
- * raid6_choose_gen()): about 0.5 ms, once.  The counts take turns pass
- * by pass, in one order and then the other, so that a CPU still raising
- * its clock favours neither the first nor the last, and each keeps its
- * fastest pass (an interrupted pass only ever looks slower); the first
- * round warms up and is not counted.
+ * raid6_choose_gen()): about 1 ms, once.  The SHA count is kept apart
+ * from AVX-512's: groups of fewer than 16 blocks take it, and it need
+ * not be 8 (two lanes win on an Intel Xeon, four on a busy Zen 5).  The
+ * counts take turns pass by pass, in one order and then the other, so
+ * that a CPU still raising its clock favours neither the first nor the
+ * last, and each keeps its fastest pass (an interrupted pass only ever
+ * looks slower); the first round warms up and is not counted.
  */
-static void sha256_ni_choose_lanes(void)
+static void sha256_choose_lanes(void)
 {
-	uint64_t best[SHA256_NI_LANE_COUNTS], fastest = UINT64_MAX, t;
+	uint64_t best[SHA256_LANE_COUNTS], fastest = UINT64_MAX, t;
 
-	sha256_ni_lanes = sha256_ni_lanes_from_env();
-	if (sha256_ni_lanes)
+	if (sha256_lanes_from_env())
 		return;
 	sha256_ni_lanes = SHA256_NI_UNTIMED_LANES;
-	for (size_t c = 0; c < SHA256_NI_LANE_COUNTS; c++)
+	for (size_t c = 0; c < SHA256_LANE_COUNTS; c++)
 		best[c] = UINT64_MAX;
 	for (int pass = 0; pass <= SHA256_NI_TIMED_PASSES; pass++) {
-		for (size_t i = 0; i < SHA256_NI_LANE_COUNTS; i++) {
-			size_t c = pass % 2 ? SHA256_NI_LANE_COUNTS - 1 - i : i;
+		for (size_t i = 0; i < SHA256_LANE_COUNTS; i++) {
+			size_t c = pass % 2 ? SHA256_LANE_COUNTS - 1 - i : i;
 
-			if (!sha256_lanes_runnable(sha256_ni_lane_counts[c]))
+			if (!sha256_lanes_runnable(sha256_lane_counts[c]))
 				continue;
-			if (!sha256_ni_time_pass(sha256_ni_lane_counts[c], &t))
+			if (!sha256_ni_time_pass(sha256_lane_counts[c], &t))
 				return;
 			if (pass && t < best[c])
 				best[c] = t;
@@ -360,16 +365,24 @@ static void sha256_ni_choose_lanes(void)
 	for (size_t c = 0; c < SHA256_NI_LANE_COUNTS; c++) {
 		if (best[c] < fastest) {
 			fastest = best[c];
-			sha256_ni_lanes = sha256_ni_lane_counts[c];
+			sha256_ni_lanes = sha256_lane_counts[c];
 		}
 	}
+	sha256_avx512_first = best[SHA256_NI_LANE_COUNTS] < fastest;
 }
 
 size_t merkle_sha256_ni_lanes(void)
 {
 	/* pthread_once() fails only on invalid arguments. */
-	(void)pthread_once(&sha256_ni_lanes_once, sha256_ni_choose_lanes);
+	(void)pthread_once(&sha256_lanes_once, sha256_choose_lanes);
 	return sha256_ni_lanes;
+}
+
+size_t merkle_sha256_lanes(void)
+{
+	size_t ni = merkle_sha256_ni_lanes();
+
+	return sha256_avx512_first ? MERKLE_SHA256_AVX512_LANES : ni;
 }
 
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
@@ -442,9 +455,9 @@ static void sha256_put_digest(uint8_t out[32], const uint32_t state[8])
 		sha256_put_be32(out + 4 * i, state[i]);
 }
 
-void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
-			    const uint8_t *const data[], size_t lanes,
-			    size_t len, uint8_t *out)
+void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
+			 const uint8_t *const data[], size_t lanes, size_t len,
+			 uint8_t *out)
 {
 	uint8_t first[MERKLE_SHA256_MAX_LANES][64];
 	uint8_t last[MERKLE_SHA256_MAX_LANES][128];
@@ -482,6 +495,11 @@ size_t merkle_sha256_ni_lanes(void)
 	return 1;
 }
 
+size_t merkle_sha256_lanes(void)
+{
+	return 1;
+}
+
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len)
 {
@@ -490,11 +508,23 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 	prefix->bytes = len;
 }
 
-void merkle_sha256_ni_finup(const struct merkle_sha256_prefix *prefix,
-			    const uint8_t *const data[], size_t lanes,
-			    size_t len, uint8_t *out)
+void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
+			 const uint8_t *const data[], size_t lanes, size_t len,
+			 uint8_t *out)
 {
 	(void)prefix, (void)data, (void)lanes, (void)len, (void)out;
 }
 
 #endif
+
+size_t merkle_sha256_lanes_named(const char *name)
+{
+	static const char *const names[] = { "1", "2", "4", "8", "16" };
+	static const size_t counts[] = { 1, 2, 4, 8,
+					 MERKLE_SHA256_AVX512_LANES };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return counts[i];
+	return 0;
+}

@@ -4,8 +4,9 @@
  * compression on the x86 SHA extensions with 1 to 8 interleaved lanes,
  * and on AVX-512 with 16 where the CPU has it: the measurement behind
  * SHA256_NI_MAX_LANES (docs/PERFORMANCE.md, "More SHA-256 lanes" and
- * "AVX-512 lanes"), and the count that the library's own quick timing
- * (merkle_sha256_ni_lanes()) picks on this CPU, after this load.  A
+ * "AVX-512 lanes"), and the counts that the library's own quick timing
+ * (merkle_sha256_lanes(), merkle_sha256_ni_lanes()) picks on this CPU,
+ * after this load.  A
  * benchmark, not a test: build/tools/sha256-lanes [ROUNDS] (without
  * $MERKLE_SHA256_LANES, which would replace the pick).  It compiles
  * lib/merkle/sha256_ni.c and sha256_avx512.c itself, so that it times
@@ -154,8 +155,8 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	printf("the library picks %zu lanes here (merkle_sha256_ni_lanes())\n",
-	       merkle_sha256_ni_lanes());
-	print_cached_and_flushed(merkle_sha256_ni_lanes(), rounds);
+	printf("the library picks %zu lanes first and %zu SHA lanes after them here (merkle_sha256_lanes(), merkle_sha256_ni_lanes())\n",
+	       merkle_sha256_lanes(), merkle_sha256_ni_lanes());
+	print_cached_and_flushed(merkle_sha256_lanes(), rounds);
 	return states[0][0] == 0x5eed ? 3 : 0;	/* keep the work */
 }
