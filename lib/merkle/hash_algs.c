@@ -233,24 +233,22 @@ static bool merkle_params_sha_ni(const struct merkle_params *p)
 
 const char *merkle_hash_impl(const struct merkle_params *p)
 {
-	static const char *const by_lanes[SHA256_NI_MAX_LANES + 1] = {
-		[1] = "SHA extensions, 1 lane",
-		[2] = "SHA extensions, 2 lanes",
-		[4] = "SHA extensions, 4 lanes",
-		[8] = "SHA extensions, 8 lanes",
-	};
-	static const char *const after_avx512[SHA256_NI_MAX_LANES + 1] = {
-		[1] = "AVX-512, 16 lanes, then SHA extensions, 1 lane",
-		[2] = "AVX-512, 16 lanes, then SHA extensions, 2 lanes",
-		[4] = "AVX-512, 16 lanes, then SHA extensions, 4 lanes",
-		[8] = "AVX-512, 16 lanes, then SHA extensions, 8 lanes",
+	/* By whether AVX-512 goes first, and the SHA extensions' count. */
+	static const char *const names[2][SHA256_NI_MAX_LANES + 1] = {
+		{ [1] = "SHA extensions, 1 lane",
+		  [2] = "SHA extensions, 2 lanes",
+		  [4] = "SHA extensions, 4 lanes",
+		  [8] = "SHA extensions, 8 lanes" },
+		{ [1] = "AVX-512, 16 lanes, then SHA extensions, 1 lane",
+		  [2] = "AVX-512, 16 lanes, then SHA extensions, 2 lanes",
+		  [4] = "AVX-512, 16 lanes, then SHA extensions, 4 lanes",
+		  [8] = "AVX-512, 16 lanes, then SHA extensions, 8 lanes" },
 	};
 
 	if (!merkle_params_sha_ni(p))
 		return "OpenSSL";
-	if (merkle_sha256_lanes() == MERKLE_SHA256_AVX512_LANES)
-		return after_avx512[merkle_sha256_ni_lanes()];
-	return by_lanes[merkle_sha256_ni_lanes()];
+	return names[merkle_sha256_lanes() == MERKLE_SHA256_AVX512_LANES]
+		    [merkle_sha256_ni_lanes()];
 }
 
 unsigned merkle_digest_size(unsigned hash_alg)

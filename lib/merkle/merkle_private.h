@@ -38,7 +38,8 @@ struct merkle_sha256_prefix {
  * x86 only (sha256_ni.c).
  */
 bool merkle_cpu_probe_once(atomic_int *known, bool (*probe)(void));
-/* Whether this CPU can run merkle_sha256_ni_*() and merkle_sha256_*(). */
+/* Whether this CPU can run merkle_sha256_ni_*() and merkle_sha256_finup()
+ * (whose 16 lanes need merkle_sha256_avx512_usable() too). */
 bool merkle_sha256_ni_usable(void);
 /* The prefix of len bytes of data (any length). */
 void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
@@ -52,10 +53,10 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 /*
  * How many messages at once the SHA extensions hash fastest on this CPU
  * (1, 2, 4 or 8), and how many at once to hash first: 16 where AVX-512's
- * lanes beat that count (merkle_sha256_avx512_usable()), else the same.
- * Timed on the first call, or $MERKLE_SHA256_LANES when it names one of
- * those counts (for tests, which run each, and benchmarks); 16 then takes
- * 8 SHA lanes for the smaller groups.
+ * lanes beat that count (merkle_sha256_avx512_preferable()), else the
+ * same.  Timed on the first call, or $MERKLE_SHA256_LANES when it names
+ * one of those counts that the CPU runs (for tests, which run each, and
+ * benchmarks); 16 then takes 8 SHA lanes for the smaller groups.
  */
 size_t merkle_sha256_ni_lanes(void);
 size_t merkle_sha256_lanes(void);
@@ -72,8 +73,11 @@ void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
 
 /* FIPS 180-4, 4.2.2: SHA-256's round constants. */
 extern const uint32_t merkle_sha256_k[64];
-/* Whether this CPU (and OS) can run merkle_sha256_avx512_blocks(). */
+/* Whether this CPU (and OS) can run merkle_sha256_avx512_blocks(), and
+ * whether the timing may choose it (not where 512-bit registers slow the
+ * core down: some Intel models). */
 bool merkle_sha256_avx512_usable(void);
+bool merkle_sha256_avx512_preferable(void);
 /* The SHA-256 compression of nblocks 64-byte blocks of each of
  * MERKLE_SHA256_AVX512_LANES messages, data[j] + 64 * i for block i of
  * message j, into state[j] (sha256_avx512.c). */

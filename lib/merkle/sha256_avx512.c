@@ -14,8 +14,8 @@
  * lanes").  The two do not add up: run side by side in one loop they
  * share the vector pipes and take as long per message as either alone.
  * So this is one more lane count for sha256_ni.c's timing to choose
- * (merkle_sha256_ni_lanes()), as the kernel's RAID-6 code chooses among
- * its SSE, AVX2 and AVX-512 syndrome functions by timing them
+ * (merkle_sha256_lanes()), as the kernel's RAID-6 code chooses among its
+ * SSE, AVX2 and AVX-512 syndrome functions by timing them
  * (lib/raid6/algos.c).
  *
  * This is the message-parallel form of the multi-buffer SHA-256 code
@@ -44,11 +44,13 @@
 
 /*
  * Intel CPUs that lower their clock while 512-bit registers are in use,
- * for everything else the core runs too: the kernel keeps its own 512-bit
- * code off them (arch/x86/kernel/cpu/intel.c: zmm_exclusion_list, which
- * sets X86_FEATURE_PREFER_YMM), and so does this.  Family 6 models:
- * Skylake-X, Ice Lake-X, -D, client, -L and NNPI, Tiger Lake-L and
- * client.  A short timing of the hashing alone would not see the cost.
+ * for everything else the core runs too: the kernel's crypto and CRC code
+ * prefers its 256-bit versions there (arch/x86/kernel/cpu/intel.c:
+ * zmm_exclusion_list, which sets X86_FEATURE_PREFER_YMM), and the timing
+ * does not offer the 16 lanes there.  Family 6 models: Skylake-X (and
+ * Cascade and Cooper Lake, the same model), Ice Lake-X, -D, client, -L
+ * and NNPI, Tiger Lake-L and client.  A short timing of the hashing alone
+ * would not see the cost.
  */
 static const unsigned char sha256_zmm_downclock_models[] = {
 	0x55, 0x6a, 0x6c, 0x7d, 0x7e, 0x9d, 0x8c, 0x8d,
@@ -58,9 +60,8 @@ static bool sha256_cpu_downclocks_zmm(void)
 {
 	unsigned a, b, c, d, family, model;
 
-	/* "GenuineIntel", in EBX, EDX, ECX order. */
-	if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x756e6547 ||
-	    d != 0x49656e69 || c != 0x6c65746e)
+	if (!__get_cpuid(0, &a, &b, &c, &d) || b != signature_INTEL_ebx ||
+	    d != signature_INTEL_edx || c != signature_INTEL_ecx)
 		return false;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return false;
@@ -74,16 +75,15 @@ static bool sha256_cpu_downclocks_zmm(void)
 
 /*
  * The CPU has AVX-512 F (the 32-bit lane operations) and BW (the byte
- * shuffle that turns the big-endian words around), the OS saves the
- * registers across context switches, and using them does not slow the
- * core down.  Valgrind does not emulate AVX-512 and does not report it.
+ * shuffle that turns the big-endian words around), and the OS saves the
+ * registers across context switches.  Valgrind does not emulate AVX-512
+ * and does not report it.
  */
 static bool sha256_cpu_has_avx512(void)
 {
 	unsigned a, b, c, d, xcr0_lo, xcr0_hi;
 
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) ||
-	    sha256_cpu_downclocks_zmm())
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
 		return false;
 	__asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
 	(void)xcr0_hi;
@@ -99,6 +99,14 @@ bool merkle_sha256_avx512_usable(void)
 	static atomic_int known;
 
 	return merkle_cpu_probe_once(&known, sha256_cpu_has_avx512);
+}
+
+bool merkle_sha256_avx512_preferable(void)
+{
+	static atomic_int known;
+
+	return merkle_sha256_avx512_usable() &&
+	       !merkle_cpu_probe_once(&known, sha256_cpu_downclocks_zmm);
 }
 
 #define ROR(x, n) _mm512_ror_epi32((x), (n))
@@ -245,6 +253,11 @@ AVX512_TARGET void merkle_sha256_avx512_blocks(uint32_t state[][8],
 #else /* !__x86_64__ */
 
 bool merkle_sha256_avx512_usable(void)
+{
+	return false;
+}
+
+bool merkle_sha256_avx512_preferable(void)
 {
 	return false;
 }

@@ -41,9 +41,20 @@
  * block, the data's whole blocks follow from there (unaligned loads), and
  * its last t bytes and the padding make one or two last blocks.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "merkle_private.h"
+
+/* The lane counts merkle_sha256_finup() takes: the SHA extensions'
+ * (SHA256_NI_LANE_COUNTS of them), then AVX-512's, last. */
+static const size_t sha256_lane_counts[] = {
+	1, 2, 4, 8, MERKLE_SHA256_AVX512_LANES
+};
+#define SHA256_LANE_COUNTS \
+	(sizeof(sha256_lane_counts) / sizeof(sha256_lane_counts[0]))
+#define SHA256_NI_LANE_COUNTS (SHA256_LANE_COUNTS - 1)
+#define SHA256_AVX512_COUNT SHA256_NI_LANE_COUNTS	/* its index */
 
 #if defined(__x86_64__)
 
@@ -244,24 +255,17 @@ static sha256_blocks_fn *const sha256_blocks_by_lanes[] = {
 	[MERKLE_SHA256_AVX512_LANES] = merkle_sha256_avx512_blocks,
 };
 
-/* The lane counts merkle_sha256_finup() takes: the SHA extensions',
- * then AVX-512's, and how many timed passes each gets. */
-static const size_t sha256_lane_counts[] = {
-	1, 2, 4, 8, MERKLE_SHA256_AVX512_LANES
-};
-#define SHA256_LANE_COUNTS \
-	(sizeof(sha256_lane_counts) / sizeof(sha256_lane_counts[0]))
-#define SHA256_NI_LANE_COUNTS (SHA256_LANE_COUNTS - 1)
-#define SHA256_NI_TIMED_PASSES 5
+/* How many timed passes each lane count gets. */
+#define SHA256_TIMED_PASSES 5
 /* Where nothing can be timed: the kernel's choice, two. */
 #define SHA256_NI_UNTIMED_LANES 2
 
 /* What the timed passes computed, every lane of it, kept so that no lane
  * is optimized away. */
-static volatile uint32_t sha256_ni_timing_sink;
+static volatile uint32_t sha256_timing_sink;
 
 /* CLOCK_MONOTONIC in ns into *ns; false if the clock failed. */
-static bool sha256_ni_now_ns(uint64_t *ns)
+static bool sha256_now_ns(uint64_t *ns)
 {
 	struct timespec ts;
 
@@ -278,9 +282,16 @@ static bool sha256_lanes_runnable(size_t n)
 	       merkle_sha256_avx512_usable();
 }
 
+/* Whether the timing tries the count of index c: AVX-512's only where
+ * it does not slow the core down. */
+static bool sha256_lanes_timed(size_t c)
+{
+	return c != SHA256_AVX512_COUNT || merkle_sha256_avx512_preferable();
+}
+
 /* Hash MERKLE_SHA256_MAX_LANES messages of 4 KiB, n at a time: the same
  * work whatever n.  Its time into *ns; false if the clock failed. */
-static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
+static bool sha256_time_pass(size_t n, uint64_t *ns)
 {
 	/* Zeroes: the SHA instructions and AVX-512's take as long whatever
 	 * the bytes, and the compression, not the loads, is what is
@@ -291,7 +302,7 @@ static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 	uint64_t t0, t1;
 	uint32_t sink = 0;
 
-	if (!sha256_ni_now_ns(&t0))
+	if (!sha256_now_ns(&t0))
 		return false;
 	for (size_t k = 0; k < MERKLE_SHA256_MAX_LANES; k += n) {
 		for (size_t j = 0; j < n; j++)
@@ -299,11 +310,11 @@ static bool sha256_ni_time_pass(size_t n, uint64_t *ns)
 		sha256_blocks_by_lanes[n](state + k, data,
 					  sizeof(messages[0]) / 64);
 	}
-	if (!sha256_ni_now_ns(&t1))
+	if (!sha256_now_ns(&t1))
 		return false;
 	for (size_t j = 0; j < MERKLE_SHA256_MAX_LANES; j++)
 		sink ^= state[j][0];
-	sha256_ni_timing_sink = sink;
+	sha256_timing_sink = sink;
 	*ns = t1 - t0;
 	return true;
 }
@@ -313,11 +324,12 @@ static bool sha256_avx512_first;	/* AVX-512's 16 lanes beat them */
 static pthread_once_t sha256_lanes_once = PTHREAD_ONCE_INIT;
 
 /*
- * $MERKLE_SHA256_LANES, if it names a count this CPU runs.  16 takes the
- * SHA extensions' 8 for the smaller groups: a fixed choice, so that a
- * test or a fuzzer's input runs the same path every time.
+ * Take $MERKLE_SHA256_LANES, if it names a count this CPU runs; false if
+ * not.  16 takes the SHA extensions' 8 for the smaller groups: a fixed
+ * choice, so that a test or a fuzzer's input runs the same path every
+ * time.
  */
-static bool sha256_lanes_from_env(void)
+static bool sha256_take_lanes_from_env(void)
 {
 	const char *v = getenv("MERKLE_SHA256_LANES");
 	size_t n = v ? merkle_sha256_lanes_named(v) : 0;
@@ -345,18 +357,18 @@ static void sha256_choose_lanes(void)
 {
 	uint64_t best[SHA256_LANE_COUNTS], fastest = UINT64_MAX, t;
 
-	if (sha256_lanes_from_env())
+	if (sha256_take_lanes_from_env())
 		return;
 	sha256_ni_lanes = SHA256_NI_UNTIMED_LANES;
 	for (size_t c = 0; c < SHA256_LANE_COUNTS; c++)
 		best[c] = UINT64_MAX;
-	for (int pass = 0; pass <= SHA256_NI_TIMED_PASSES; pass++) {
+	for (int pass = 0; pass <= SHA256_TIMED_PASSES; pass++) {
 		for (size_t i = 0; i < SHA256_LANE_COUNTS; i++) {
 			size_t c = pass % 2 ? SHA256_LANE_COUNTS - 1 - i : i;
 
-			if (!sha256_lanes_runnable(sha256_lane_counts[c]))
+			if (!sha256_lanes_timed(c))
 				continue;
-			if (!sha256_ni_time_pass(sha256_lane_counts[c], &t))
+			if (!sha256_time_pass(sha256_lane_counts[c], &t))
 				return;
 			if (pass && t < best[c])
 				best[c] = t;
@@ -368,7 +380,7 @@ static void sha256_choose_lanes(void)
 			sha256_ni_lanes = sha256_lane_counts[c];
 		}
 	}
-	sha256_avx512_first = best[SHA256_NI_LANE_COUNTS] < fastest;
+	sha256_avx512_first = best[SHA256_AVX512_COUNT] < fastest;
 }
 
 size_t merkle_sha256_ni_lanes(void)
@@ -462,7 +474,9 @@ void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
 	uint8_t first[MERKLE_SHA256_MAX_LANES][64];
 	uint8_t last[MERKLE_SHA256_MAX_LANES][128];
 	const uint8_t *firsts[MERKLE_SHA256_MAX_LANES];
-	const uint8_t *wholes[MERKLE_SHA256_MAX_LANES];
+	/* Initialized only for GCC's -Wmaybe-uninitialized without LTO:
+	 * lanes >= 1 fills what is read. */
+	const uint8_t *wholes[MERKLE_SHA256_MAX_LANES] = { NULL };
 	const uint8_t *lasts[MERKLE_SHA256_MAX_LANES];
 	uint32_t state[MERKLE_SHA256_MAX_LANES][8];
 	sha256_blocks_fn *blocks = sha256_blocks_by_lanes[lanes];
@@ -519,12 +533,12 @@ void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
 
 size_t merkle_sha256_lanes_named(const char *name)
 {
-	static const char *const names[] = { "1", "2", "4", "8", "16" };
-	static const size_t counts[] = { 1, 2, 4, 8,
-					 MERKLE_SHA256_AVX512_LANES };
+	char count[8];
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return counts[i];
+	for (size_t c = 0; c < SHA256_LANE_COUNTS; c++) {
+		snprintf(count, sizeof(count), "%zu", sha256_lane_counts[c]);
+		if (!strcmp(name, count))
+			return sha256_lane_counts[c];
+	}
 	return 0;
 }
