@@ -571,8 +571,8 @@ struct merkle_verify_req {
  * hashes two pending blocks of a bio together.  A server that has several
  * requests' data in hand verifies them in one call, so that single-block
  * requests are hashed together; a lone block is hashed alone, nothing
- * waits for a partner.  Returns 0 when every range got its status, or an error of the
- * whole call (no memory).
+ * waits for a partner.  Returns 0 when every range got its status, or an
+ * error of the whole call (no memory).
  */
 int merkle_verify_many(struct merkle_tree *t, struct merkle_verify_req *reqs,
 		       size_t n);

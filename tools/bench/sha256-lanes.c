@@ -6,9 +6,8 @@
  * SHA256_NI_MAX_LANES (docs/PERFORMANCE.md, "More SHA-256 lanes" and
  * "AVX-512 lanes"), and the counts that the library's own quick timing
  * (merkle_sha256_lanes(), merkle_sha256_ni_lanes()) picks on this CPU,
- * after this load.  A
- * benchmark, not a test: build/tools/sha256-lanes [ROUNDS] (without
- * $MERKLE_SHA256_LANES, which would replace the pick).  It compiles
+ * after this load.  A benchmark, not a test: build/tools/sha256-lanes
+ * [ROUNDS] (without $MERKLE_SHA256_LANES, which would replace the pick).  It compiles
  * lib/merkle/sha256_ni.c and sha256_avx512.c itself, so that it times
  * the very code the library runs, with lane counts the library does not
  * instantiate.
