@@ -223,8 +223,7 @@ const char *merkle_hash_alg_name(unsigned hash_alg)
 	return alg ? alg->name : NULL;
 }
 
-/* The SHA extensions' path takes the blocks of p (merkle_hasher_init()). */
-static bool merkle_params_sha_ni(const struct merkle_params *p)
+bool merkle_params_sha_ni(const struct merkle_params *p)
 {
 	return p->hash_alg == MERKLE_HASH_SHA256 &&
 	       !(p->format == MERKLE_FORMAT_DMVERITY_V0 && p->salt_size) &&
@@ -399,7 +398,8 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 				  uint8_t *out)
 {
 	if (h->sha_ni) {
-		merkle_sha256_finup(&h->sha256_salted, &block, 1, len, out);
+		merkle_sha256_finup(&h->sha256_salted, &block, NULL, 1, len,
+				    out);
 		return 0;
 	}
 	if (EVP_MD_CTX_copy_ex(h->work, h->salted) != 1 ||
@@ -412,7 +412,7 @@ static int merkle_hasher_hash_one(struct merkle_hasher *h,
 }
 
 /* The group size after groups of 'lanes': AVX-512's 16 give way to the
- * SHA extensions' fastest count, which halves down to 2. */
+ * SHA extensions' fastest count, which halves down to 1. */
 static size_t merkle_hasher_fewer_lanes(const struct merkle_hasher *h,
 					size_t lanes)
 {
@@ -428,27 +428,35 @@ static size_t merkle_hasher_fewer_lanes(const struct merkle_hasher *h,
  * sha256_finup_2x(); more lanes keep the SHA unit busier still where one
  * lane's rounds are latency-bound (sha256_ni.c: 1.21 us per 4 KiB block
  * with eight lanes, 1.59 with two, on AMD Zen 5), but not on every CPU.
+ * Unless copies is NULL, block i is copied to copies[i] as it is hashed.
  */
+void merkle_hasher_sha256_ptrs(const struct merkle_hasher *h,
+			       const uint8_t *const *blocks,
+			       uint8_t *const *copies, size_t n, uint8_t *out)
+{
+	size_t i = 0;
+
+	for (size_t lanes = h->sha256_lanes; lanes;
+	     lanes = merkle_hasher_fewer_lanes(h, lanes))
+		for (; i + lanes <= n; i += lanes)
+			merkle_sha256_finup(&h->sha256_salted, blocks + i,
+					    copies ? copies + i : NULL, lanes,
+					    h->block_size, out + i * 32);
+}
+
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,
 			    uint8_t *out)
 {
-	const unsigned ds = h->digest_size;
-	size_t i = 0;
 	int err = 0;
 
 	if (h->sha_ni) {
-		for (size_t lanes = h->sha256_lanes; lanes > 1;
-		     lanes = merkle_hasher_fewer_lanes(h, lanes))
-			for (; i + lanes <= n; i += lanes)
-				merkle_sha256_finup(&h->sha256_salted,
-						    blocks + i, lanes,
-						    h->block_size,
-						    out + i * ds);
+		merkle_hasher_sha256_ptrs(h, blocks, NULL, n, out);
+		return 0;
 	}
-	for (; i < n && !err; i++)
+	for (size_t i = 0; i < n && !err; i++)
 		err = merkle_hasher_hash_one(h, blocks[i], h->block_size,
-					     out + i * ds);
+					     out + i * h->digest_size);
 	return err;
 }
 

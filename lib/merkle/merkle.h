@@ -557,6 +557,10 @@ struct merkle_verify_req {
 	const void *data;
 	size_t nblocks;
 	unsigned ra_blocks;
+	/* NULL, or the digests of the range's blocks, from
+	 * merkle_tree_copy_hash() into data: compared with the tree's
+	 * instead of hashing data again. */
+	const uint8_t *digests;
 	/* Set by merkle_verify_many(): what merkle_verify_blocks() would
 	 * return for this range alone, and where it stopped. */
 	int status;
@@ -576,6 +580,33 @@ struct merkle_verify_req {
  */
 int merkle_verify_many(struct merkle_tree *t, struct merkle_verify_req *reqs,
 		       size_t n);
+
+/*
+ * Hash data blocks while copying them, for a caller that reads them in
+ * place out of a mapping (of the page cache, or of pmem) rather than
+ * having them read into its buffer first: block i is loaded once from
+ * src[i], stored to dst[i] and hashed as the tree hashes data blocks, its
+ * digest written to digests + i * digest_size.  dst then holds exactly
+ * the bytes that were hashed, however src changes meanwhile, and a
+ * merkle_verify_req whose .digests are these verifies dst without hashing
+ * it again.  The copy rides on the loads the hashing makes anyway: the
+ * data crosses the memory bus once, where a read into the buffer and a
+ * hash of it take it twice.
+ *
+ * Only where lib/merkle's own SHA-256 code hashes the tree's data blocks
+ * (merkle_tree_can_copy_hash(): SHA-256 on a CPU with the x86 SHA
+ * extensions, with AVX-512's lanes where they are faster; not for
+ * dm-verity's hash type 0 with a salt): that code allocates nothing,
+ * takes no lock and writes nothing but dst and digests, so that a call
+ * may be abandoned midway, from a signal handler (lib/pmem's guard, when
+ * a load from the mapping takes SIGBUS), and any number may run at once.
+ * Returns 0, or -EOPNOTSUPP where it cannot (the caller then reads the
+ * data into dst first).
+ */
+bool merkle_tree_can_copy_hash(const struct merkle_tree *t);
+int merkle_tree_copy_hash(const struct merkle_tree *t, uint8_t *const dst[],
+			  const uint8_t *const src[], size_t n,
+			  uint8_t *digests);
 
 /*
  * For asynchronous callers that read ahead of verification: list,

@@ -66,10 +66,11 @@ size_t merkle_sha256_lanes_named(const char *name);
 /* SHA-256(prefix || data[j]) into out + 32 * j, for j < lanes (1 or a
  * count merkle_sha256_ni_lanes() or merkle_sha256_lanes() may return on
  * this CPU, or half of one); each message len bytes, len a multiple of 64
- * and at least 64. */
+ * and at least 64.  Unless copy is NULL, data[j] is copied to copy[j] as
+ * it is hashed (sha256_blocks_fn). */
 void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
-			 const uint8_t *const data[], size_t lanes, size_t len,
-			 uint8_t *out);
+			 const uint8_t *const data[], uint8_t *const copy[],
+			 size_t lanes, size_t len, uint8_t *out);
 
 /* FIPS 180-4, 4.2.2: SHA-256's round constants. */
 extern const uint32_t merkle_sha256_k[64];
@@ -78,11 +79,17 @@ extern const uint32_t merkle_sha256_k[64];
  * core down: some Intel models). */
 bool merkle_sha256_avx512_usable(void);
 bool merkle_sha256_avx512_preferable(void);
-/* The SHA-256 compression of nblocks 64-byte blocks of each of
- * MERKLE_SHA256_AVX512_LANES messages, data[j] + 64 * i for block i of
- * message j, into state[j] (sha256_avx512.c). */
-void merkle_sha256_avx512_blocks(uint32_t state[][8],
-				 const uint8_t *const data[], size_t nblocks);
+/*
+ * The SHA-256 compression of nblocks 64-byte blocks of each of a number
+ * of messages (the lane count), data[j] + 64 * i for block i of message
+ * j, into state[j].  Unless copy is NULL, each block is also stored at
+ * copy[j] + 64 * i as it was loaded: what copy holds is what was hashed,
+ * however data changes meanwhile (merkle_tree_copy_hash()).
+ */
+typedef void sha256_blocks_fn(uint32_t state[][8], const uint8_t *const data[],
+			      uint8_t *const copy[], size_t nblocks);
+/* That of MERKLE_SHA256_AVX512_LANES messages (sha256_avx512.c). */
+sha256_blocks_fn merkle_sha256_avx512_blocks;
 
 /*
  * A salted block hasher (hash_algs.c).  The padded salt is hashed once into
@@ -111,6 +118,8 @@ struct merkle_hasher {
 	struct merkle_sha256_prefix sha256_salted;
 };
 
+/* Whether a hasher of p takes the SHA extensions' path (sha_ni). */
+bool merkle_params_sha_ni(const struct merkle_params *p);
 int merkle_hasher_init(struct merkle_hasher *h, const struct merkle_params *p);
 void merkle_hasher_destroy(struct merkle_hasher *h);
 /* Hash nblocks data blocks of h->block_size bytes each; digests go to
@@ -125,6 +134,12 @@ int merkle_hasher_hash_tree_block(struct merkle_hasher *h,
 int merkle_hasher_hash_ptrs(struct merkle_hasher *h,
 			    const uint8_t *const *blocks, size_t n,
 			    uint8_t *out);
+/* Those of a hasher whose sha_ni is set, copying block i to copies[i] as
+ * it is hashed unless copies is NULL: only our own code runs, which
+ * allocates nothing and writes nothing of h (merkle_tree_copy_hash()). */
+void merkle_hasher_sha256_ptrs(const struct merkle_hasher *h,
+			       const uint8_t *const *blocks,
+			       uint8_t *const *copies, size_t n, uint8_t *out);
 /* Unsalted hash of len bytes (the descriptor digest): fs-verity's
  * algorithms only. */
 int merkle_hash_buffer(unsigned hash_alg, const void *buf, size_t len,
@@ -186,6 +201,11 @@ struct merkle_tree {
 	bool zero_blocks;
 	uint8_t zero_digest[MERKLE_MAX_DIGEST_SIZE];
 
+	/* merkle_tree_copy_hash()'s, where copy_hash: never written after
+	 * the open, so that calls may run at once and be abandoned. */
+	bool copy_hash;
+	struct merkle_hasher copy_hasher;
+
 	/* Idle hashers, reused by concurrent verify calls. */
 	pthread_mutex_t hashers_lock;
 	struct merkle_hasher_slot *idle_hashers;
@@ -200,6 +220,11 @@ struct merkle_tree {
 		atomic_uint_fast64_t failures;
 	} stats;
 };
+
+/* copy_hash.c: t's copy_hasher, set up at open (0 or MERKLE_E_NOMEM)
+ * and torn down at close. */
+int merkle_tree_copy_hash_init(struct merkle_tree *t);
+void merkle_tree_copy_hash_exit(struct merkle_tree *t);
 
 /* Borrow a hasher of t for one call; NULL means ENOMEM. */
 struct merkle_hasher *merkle_tree_get_hasher(struct merkle_tree *t);

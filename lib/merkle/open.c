@@ -42,15 +42,20 @@ int merkle_tree_open(struct merkle_tree **out, const struct merkle_params *p,
 		return MERKLE_E_NOMEM;
 	}
 	t->params = *p;
+	/* Its hasher also times the SHA-256 lane count (sha256_ni.c), where
+	 * there is one to time: here, on the opening thread, rather than on
+	 * the first read. */
+	err = merkle_tree_copy_hash_init(t);
+	if (err) {
+		pthread_mutex_destroy(&t->hashers_lock);
+		free(t);
+		return err;
+	}
 	memcpy(t->root_hash, root_hash, t->geo.digest_size);
 	t->cache = cache;
 	t->id = atomic_fetch_add(&merkle_next_tree_id, 1);
 	t->read_tree = read_tree;
 	t->read_ctx = read_ctx;
-	/* The SHA-256 lane count is timed on its first use
-	 * (sha256_ni.c): here, on the opening thread, rather than on the
-	 * first read that needs a hasher. */
-	(void)merkle_hash_impl(&t->params);
 	*out = t;
 	return 0;
 }
@@ -67,6 +72,7 @@ void merkle_tree_close(struct merkle_tree *t)
 		merkle_hasher_destroy(&slot->hasher);
 		free(slot);
 	}
+	merkle_tree_copy_hash_exit(t);
 	pthread_mutex_destroy(&t->hashers_lock);
 	free(t);
 }

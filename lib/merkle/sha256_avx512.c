@@ -149,17 +149,26 @@ AVX512_TARGET static inline void sha256_transpose16(__m512i r[16])
 	}
 }
 
-/* Word t of every message's current block, t < 16: loaded, transposed and
- * turned from big endian. */
+/* Word t of every message's current block, t < 16: loaded (and stored as
+ * loaded to copy, unless it is NULL), transposed and turned from big
+ * endian. */
 AVX512_TARGET static inline void sha256_load_words(__m512i w[16],
 						   const uint8_t *const data[],
+						   uint8_t *const copy[],
 						   size_t offset)
 {
 	const __m512i bswap32 = _mm512_broadcast_i32x4(_mm_set_epi64x(
 		0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL));
 
-	for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++)
+	for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++) {
 		w[j] = _mm512_loadu_si512(data[j] + offset);
+		/* One load for the hash and the copy (sha256_ni.c:
+		 * sha256_lane_message()). */
+		__asm__("" : "+v"(w[j]));
+	}
+	if (copy)
+		for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++)
+			_mm512_storeu_si512(copy[j] + offset, w[j]);
 	sha256_transpose16(w);
 	for (int t = 0; t < 16; t++)
 		w[t] = _mm512_shuffle_epi8(w[t], bswap32);
@@ -221,6 +230,7 @@ AVX512_TARGET static inline void sha256_round(__m512i v[8], int t, __m512i wt)
 
 AVX512_TARGET void merkle_sha256_avx512_blocks(uint32_t state[][8],
 					       const uint8_t *const data[],
+					       uint8_t *const copy[],
 					       size_t nblocks)
 {
 	uint32_t columns[8][MERKLE_SHA256_AVX512_LANES];
@@ -234,7 +244,7 @@ AVX512_TARGET void merkle_sha256_avx512_blocks(uint32_t state[][8],
 	for (size_t blk = 0; blk < nblocks; blk++) {
 		sha256_prefetch_next(data, 64 * (blk + 1));
 		memcpy(v, s, sizeof(v));
-		sha256_load_words(w, data, 64 * blk);
+		sha256_load_words(w, data, copy, 64 * blk);
 		_Pragma("GCC unroll 64")
 		for (int t = 0; t < 64; t++)
 			sha256_round(v, t, t < 16 ? w[t] : sha256_schedule(w, t));

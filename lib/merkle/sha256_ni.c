@@ -155,17 +155,26 @@ SHA256_TARGET static inline void sha256_lane_store(const struct sha256_lane *l,
 			 _mm_alignr_epi8(dchg, feba, 8));	/* E F G H */
 }
 
-/* The 16 words of a 64-byte block, big endian on the wire. */
+/* The 16 words of a 64-byte block, big endian on the wire; stored as
+ * loaded to copy too, unless it is NULL. */
 SHA256_TARGET static inline void sha256_lane_message(struct sha256_lane *l,
-						     const uint8_t *block)
+						     const uint8_t *block,
+						     uint8_t *copy)
 {
 	const __m128i bswap32 = _mm_set_epi64x(0x0c0d0e0f08090a0bULL,
 					       0x0405060700010203ULL);
 
-	for (int i = 0; i < 4; i++)
-		l->w[i] = _mm_shuffle_epi8(
-			_mm_loadu_si128((const __m128i *)(block + 16 * i)),
-			bswap32);
+	for (int i = 0; i < 4; i++) {
+		__m128i m = _mm_loadu_si128((const __m128i *)(block + 16 * i));
+
+		/* m is what is hashed and what is copied: the compiler may
+		 * not load the block a second time for either (copy may
+		 * alias block today; this holds without that). */
+		__asm__("" : "+x"(m));
+		if (copy)
+			_mm_storeu_si128((__m128i *)(copy + 16 * i), m);
+		l->w[i] = _mm_shuffle_epi8(m, bswap32);
+	}
 }
 
 /*
@@ -193,8 +202,10 @@ SHA256_TARGET static inline void sha256_lane_4rounds(struct sha256_lane *l,
 }
 
 /*
- * SHA256_BLOCKS_LANES(name, N) defines name(state, data, nblocks): compress
- * nblocks 64-byte blocks of each of N messages into their states.  The
+ * SHA256_BLOCKS_LANES(name, N) defines name(state, data, copy, nblocks):
+ * compress nblocks 64-byte blocks of each of N messages into their states
+ * (and store each block, as it was loaded, at copy[j] + 64 * i, unless
+ * copy is NULL: sha256_blocks_fn).  The
  * lanes' instructions alternate so that the CPU can run them side by
  * side; the loops are unrolled so that the lanes stay in registers as far
  * as they fit (more than two lanes do not fit the 16 XMM registers that
@@ -207,7 +218,7 @@ SHA256_TARGET static inline void sha256_lane_4rounds(struct sha256_lane *l,
 #define SHA256_BLOCKS_LANES(name, N)					\
 SHA256_TARGET static void name(uint32_t state[][8],			\
 			       const uint8_t *const data[],		\
-			       size_t nblocks)				\
+			       uint8_t *const copy[], size_t nblocks)	\
 {									\
 	struct sha256_lane l[N];					\
 	__m128i abef[N], cdgh[N];					\
@@ -219,7 +230,8 @@ SHA256_TARGET static void name(uint32_t state[][8],			\
 		for (int j = 0; j < N; j++) {				\
 			abef[j] = l[j].abef;				\
 			cdgh[j] = l[j].cdgh;				\
-			sha256_lane_message(&l[j], data[j] + 64 * i);	\
+			sha256_lane_message(&l[j], data[j] + 64 * i,	\
+					    copy ? copy[j] + 64 * i : NULL); \
 		}							\
 		_Pragma("GCC unroll 16")				\
 		for (int g = 0; g < 16; g++) {				\
@@ -241,9 +253,6 @@ SHA256_BLOCKS_LANES(sha256_blocks_1x, 1)
 SHA256_BLOCKS_LANES(sha256_blocks_2x, 2)
 SHA256_BLOCKS_LANES(sha256_blocks_4x, 4)
 SHA256_BLOCKS_LANES(sha256_blocks_8x, 8)
-
-typedef void sha256_blocks_fn(uint32_t state[][8], const uint8_t *const data[],
-			      size_t nblocks);
 
 /* By lane count: the counts merkle_sha256_finup() takes; 16 is
  * sha256_avx512.c's, where merkle_sha256_avx512_usable(). */
@@ -307,7 +316,7 @@ static bool sha256_time_pass(size_t n, uint64_t *ns)
 	for (size_t k = 0; k < MERKLE_SHA256_MAX_LANES; k += n) {
 		for (size_t j = 0; j < n; j++)
 			data[j] = messages[k + j];
-		sha256_blocks_by_lanes[n](state + k, data,
+		sha256_blocks_by_lanes[n](state + k, data, NULL,
 					  sizeof(messages[0]) / 64);
 	}
 	if (!sha256_now_ns(&t1))
@@ -401,7 +410,7 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 			   const uint8_t *data, size_t len)
 {
 	memcpy(prefix->state, sha256_h0, sizeof(sha256_h0));
-	sha256_blocks_1x(&prefix->state, &data, len / 64);
+	sha256_blocks_1x(&prefix->state, &data, NULL, len / 64);
 	prefix->bytes = len;
 	prefix->tail_len = len % 64;
 	memcpy(prefix->tail, data + len - prefix->tail_len,
@@ -467,9 +476,25 @@ static void sha256_put_digest(uint8_t out[32], const uint32_t state[8])
 		sha256_put_be32(out + 4 * i, state[i]);
 }
 
+/*
+ * Copying as well: the whole blocks are stored as they are loaded
+ * (sha256_blocks_fn); the bytes of the first and last blocks were
+ * copied into first[] and last[] by sha256_cut() and are hashed from
+ * there, so they go to copy from there.
+ */
+static void sha256_copy_cut(uint8_t *copy, const struct sha256_cut *c,
+			    const uint8_t first[64], size_t tail_len,
+			    const uint8_t last[128], size_t len)
+{
+	size_t r = len - c->head - 64 * c->whole;
+
+	memcpy(copy, first + tail_len, c->head);
+	memcpy(copy + len - r, last, r);
+}
+
 void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
-			 const uint8_t *const data[], size_t lanes, size_t len,
-			 uint8_t *out)
+			 const uint8_t *const data[], uint8_t *const copy[],
+			 size_t lanes, size_t len, uint8_t *out)
 {
 	uint8_t first[MERKLE_SHA256_MAX_LANES][64];
 	uint8_t last[MERKLE_SHA256_MAX_LANES][128];
@@ -477,6 +502,7 @@ void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
 	/* Initialized only for GCC's -Wmaybe-uninitialized without LTO:
 	 * lanes >= 1 fills what is read. */
 	const uint8_t *wholes[MERKLE_SHA256_MAX_LANES] = { NULL };
+	uint8_t *whole_copies[MERKLE_SHA256_MAX_LANES] = { NULL };
 	const uint8_t *lasts[MERKLE_SHA256_MAX_LANES];
 	uint32_t state[MERKLE_SHA256_MAX_LANES][8];
 	sha256_blocks_fn *blocks = sha256_blocks_by_lanes[lanes];
@@ -488,11 +514,16 @@ void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
 		wholes[j] = data[j] + c.head;
 		lasts[j] = last[j];
 		memcpy(state[j], prefix->state, sizeof(prefix->state));
+		if (copy) {
+			sha256_copy_cut(copy[j], &c, first[j],
+					prefix->tail_len, last[j], len);
+			whole_copies[j] = copy[j] + c.head;
+		}
 	}
 	if (c.head)
-		blocks(state, firsts, 1);
-	blocks(state, wholes, c.whole);
-	blocks(state, lasts, c.nlast);
+		blocks(state, firsts, NULL, 1);
+	blocks(state, wholes, copy ? whole_copies : NULL, c.whole);
+	blocks(state, lasts, NULL, c.nlast);
 	for (size_t j = 0; j < lanes; j++)
 		sha256_put_digest(out + 32 * j, state[j]);
 }
@@ -523,10 +554,11 @@ void merkle_sha256_ni_init(struct merkle_sha256_prefix *prefix,
 }
 
 void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
-			 const uint8_t *const data[], size_t lanes, size_t len,
-			 uint8_t *out)
+			 const uint8_t *const data[], uint8_t *const copy[],
+			 size_t lanes, size_t len, uint8_t *out)
 {
-	(void)prefix, (void)data, (void)lanes, (void)len, (void)out;
+	(void)prefix, (void)data, (void)copy, (void)lanes, (void)len,
+	(void)out;
 }
 
 #endif

@@ -335,6 +335,15 @@ static int merkle_walk_range(struct merkle_verify_call *call,
 			merkle_req_fail(req, block, MERKLE_ZERO_BLOCK);
 			return 0;
 		}
+		if (req->digests) {
+			if (memcmp(b->want + b->n * g->digest_size,
+				   req->digests + i * g->digest_size,
+				   g->digest_size) != 0) {
+				merkle_req_fail(req, block, MERKLE_E_CORRUPT);
+				return 0;
+			}
+			continue;
+		}
 		b->data[b->n] = data;
 		b->req[b->n] = req;
 		b->block[b->n++] = block;

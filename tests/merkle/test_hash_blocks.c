@@ -12,6 +12,9 @@
  * starts misaligned as well as aligned.  Whole trees and digests are
  * compared with fsverity-utils by oracle_test.sh.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -78,6 +81,72 @@ static void check_digests(const struct merkle_params *p, const uint8_t *data,
 	}
 }
 
+/*
+ * copies[i] (blocks of bs bytes, one after the other from one byte into
+ * copy_buf, which was filled with 0x5a) hold the nblocks blocks at data,
+ * and nothing around them was written.
+ */
+static void check_copies(const uint8_t *data, size_t nblocks, size_t bs,
+			 const uint8_t *copy_buf, const char *how)
+{
+	if (memcmp(copy_buf + 1, data, nblocks * bs) != 0 ||
+	    copy_buf[0] != 0x5a || copy_buf[1 + nblocks * bs] != 0x5a) {
+		fprintf(stderr, "%scopy of %zu blocks of %zu bytes is wrong\n",
+			how, nblocks, bs);
+		exit(1);
+	}
+}
+
+/* Pointers to nblocks blocks of bs bytes from base on. */
+static void block_ptrs(uint8_t *base, size_t nblocks, size_t bs,
+		       uint8_t **ptrs)
+{
+	for (size_t i = 0; i < nblocks; i++)
+		ptrs[i] = base + i * bs;
+}
+
+/*
+ * merkle_tree_copy_hash() of the same blocks, into buffers that start at
+ * an odd address: the same digests, and the copies, wherever lib/merkle
+ * hashes with its own SHA-256 code (which is where it copies); elsewhere
+ * -EOPNOTSUPP.
+ */
+static void check_copy_hash(const struct merkle_params *p, const uint8_t *data,
+			    size_t nblocks)
+{
+	static uint8_t copy_buf[MAX_BLOCKS * MAX_BLOCK_SIZE + 2];
+	static uint8_t got[MAX_BLOCKS * MERKLE_MAX_DIGEST_SIZE];
+	const uint8_t *src[MAX_BLOCKS];
+	uint8_t *dst[MAX_BLOCKS];
+	size_t bs = (size_t)1 << p->log_blocksize;
+	struct merkle_params tp = *p;
+	uint8_t root[MERKLE_MAX_DIGEST_SIZE] = { 0 };
+	struct merkle_cache *cache = merkle_cache_new(1 << 20);
+	struct merkle_hasher h;
+	struct merkle_tree *t;
+
+	CHECK(cache);
+	tp.data_size = nblocks * bs;
+	CHECK_RET(merkle_tree_open(&t, &tp, root, cache, NULL, NULL), 0);
+	CHECK_RET(merkle_hasher_init(&h, p), 0);
+	CHECK(merkle_tree_can_copy_hash(t) == h.sha_ni);
+	merkle_hasher_destroy(&h);
+	memset(copy_buf, 0x5a, sizeof(copy_buf));
+	block_ptrs(copy_buf + 1, nblocks, bs, dst);
+	for (size_t i = 0; i < nblocks; i++)
+		src[i] = data + i * bs;
+	if (!merkle_tree_can_copy_hash(t)) {
+		CHECK_RET(merkle_tree_copy_hash(t, dst, src, nblocks, got),
+			  -EOPNOTSUPP);
+	} else {
+		CHECK_RET(merkle_tree_copy_hash(t, dst, src, nblocks, got), 0);
+		check_digests(p, data, nblocks, got, "copying, ");
+		check_copies(data, nblocks, bs, copy_buf, "");
+	}
+	merkle_tree_close(t);
+	merkle_cache_free(cache);
+}
+
 static void check_batch(const struct merkle_params *p, const uint8_t *data,
 			size_t nblocks)
 {
@@ -89,6 +158,7 @@ static void check_batch(const struct merkle_params *p, const uint8_t *data,
 	check_digests(p, data, nblocks, got, "");
 	/* Nothing written past the last digest. */
 	CHECK(got[nblocks * ds] == 0xa5);
+	check_copy_hash(p, data, nblocks);
 }
 
 /* The counts the library timed: the SHA extensions' 1, 2, 4 or 8, and
@@ -127,7 +197,9 @@ static unsigned check_avx512_then_sha_lanes(const uint8_t *buf)
 		  .salt_size = 32, .format = MERKLE_FORMAT_DMVERITY },
 	};
 	static uint8_t got[MAX_BLOCKS * MERKLE_MAX_DIGEST_SIZE];
+	static uint8_t copy_buf[MAX_BLOCKS * 4096 + 2];
 	const uint8_t *blocks[MAX_BLOCKS];
+	uint8_t *copies[MAX_BLOCKS];
 	unsigned checked = 0;
 	char how[48];
 
@@ -147,9 +219,90 @@ static unsigned check_avx512_then_sha_lanes(const uint8_t *buf)
 		snprintf(how, sizeof(how), "16 AVX-512 lanes, then %zu SHA lanes, ",
 			 ni);
 		check_digests(&params[k], buf + 1, n, got, how);
+		/* And copying as it hashes (merkle_tree_copy_hash()). */
+		memset(copy_buf, 0x5a, sizeof(copy_buf));
+		block_ptrs(copy_buf + 1, n, 4096, copies);
+		merkle_hasher_sha256_ptrs(&h, blocks, copies, n, got);
+		check_digests(&params[k], buf + 1, n, got, how);
+		check_copies(buf + 1, n, 4096, copy_buf, how);
 		merkle_hasher_destroy(&h);
 		checked++;
 	}
+	return checked;
+}
+
+/* A thread that keeps changing bytes of len at buf until stop. */
+struct changer {
+	pthread_t thread;
+	uint8_t *buf;
+	size_t len;
+	atomic_bool stop;
+};
+
+static void *changer_run(void *arg)
+{
+	struct changer *c = arg;
+	uint8_t v = 0;
+
+	while (!atomic_load(&c->stop))
+		for (size_t i = 0; i < c->len; i += 61)
+			__atomic_store_n(&c->buf[i], v++, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Copying while the source changes (a mapping of the page cache that
+ * someone writes): each copy must still hash to its digest, for the
+ * groups of 16, 8 and 1 and with salt tails that cut a block's first and
+ * last 64 bytes anywhere (1, 32, 55, 63 bytes: sha256_ni.c's first[] and
+ * last[]).  Returns how many batches matched; none without the SHA
+ * extensions.
+ */
+static unsigned check_copy_while_changing(uint8_t *src_buf)
+{
+	static const unsigned salts[] = { 1, 32, 55, 63 };
+	static uint8_t copy_buf[17 * 4096 + 2];
+	static uint8_t got[17 * MERKLE_MAX_DIGEST_SIZE];
+	uint8_t want[MERKLE_MAX_DIGEST_SIZE];
+	const uint8_t *blocks[17];
+	uint8_t *copies[17];
+	struct changer c = { .buf = src_buf, .len = 17 * 4096 };
+	unsigned checked = 0;
+
+	if (!merkle_sha256_ni_usable())
+		return 0;
+	block_ptrs(copy_buf + 1, 17, 4096, copies);
+	for (size_t i = 0; i < 17; i++)
+		blocks[i] = src_buf + i * 4096;
+	CHECK(pthread_create(&c.thread, NULL, changer_run, &c) == 0);
+	for (size_t k = 0; k < sizeof(salts) / sizeof(salts[0]); k++)
+	for (size_t lanes = 1; lanes <= MERKLE_SHA256_AVX512_LANES; lanes *= 2) {
+		struct merkle_params p = {
+			.hash_alg = MERKLE_HASH_SHA256, .log_blocksize = 12,
+			.salt_size = salts[k], .format = MERKLE_FORMAT_DMVERITY,
+		};
+		struct merkle_hasher h;
+
+		if ((lanes == MERKLE_SHA256_AVX512_LANES &&
+		     !merkle_sha256_avx512_usable()) || lanes == 2 || lanes == 4)
+			continue;
+		memset(p.salt, 0x3c, p.salt_size);
+		CHECK_RET(merkle_hasher_init(&h, &p), 0);
+		h.sha256_lanes = lanes;
+		h.sha256_ni_lanes = lanes == MERKLE_SHA256_AVX512_LANES ? 1 :
+								       lanes;
+		for (int round = 0; round < 100; round++) {
+			merkle_hasher_sha256_ptrs(&h, blocks, copies, 17, got);
+			for (size_t i = 0; i < 17; i++) {
+				evp_hash_block(&p, copies[i], want);
+				CHECK(memcmp(want, got + i * 32, 32) == 0);
+			}
+			checked++;
+		}
+		merkle_hasher_destroy(&h);
+	}
+	atomic_store(&c.stop, true);
+	CHECK(pthread_join(c.thread, NULL) == 0);
 	return checked;
 }
 
@@ -272,6 +425,7 @@ int main(void)
 		checked += 4;
 	}
 	checked += check_avx512_then_sha_lanes(buf);
+	checked += check_copy_while_changing(buf);
 	free(buf);
 	printf("test_hash_blocks: %u batches match OpenSSL\n", checked);
 	return 0;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "merkle_test.h"
@@ -663,6 +664,73 @@ static void test_verify_many(struct image *im)
 	merkle_cache_free(cache);
 }
 
+/*
+ * Ranges that come with their digests (.digests, from
+ * merkle_tree_copy_hash() or any hashing of the blocks) are checked
+ * against them and not hashed again: the right digests pass, a wrong one
+ * fails its block, in the middle of a range too.  Where lib/merkle can
+ * copy while hashing, its copies and digests verify the same way.
+ */
+static void test_verify_digests(struct image *im)
+{
+	const size_t bs = im->geo.block_size, ds = im->geo.digest_size;
+	const uint64_t n = im->geo.data_blocks;
+	struct merkle_cache *cache = merkle_cache_new(1 << 20);
+	struct merkle_tree *t = image_open(im, cache);
+	uint8_t *digests = malloc(n * ds), *copy = malloc(n * bs);
+	struct merkle_verify_req reqs[3];
+	const uint64_t bad = n / 2 + 1;
+
+	CHECK(digests && copy && n > 4);
+	CHECK_RET(merkle_hash_blocks(&im->params, im->data, n, digests), 0);
+	/* Blocks 0 .. 2, n/2 .. n-2 (bad is its second), n-1. */
+	reqs[0] = (struct merkle_verify_req){ .first_block = 0, .nblocks = 3 };
+	reqs[1] = (struct merkle_verify_req){ .first_block = n / 2,
+					      .nblocks = n - 1 - n / 2 };
+	reqs[2] = (struct merkle_verify_req){ .first_block = n - 1,
+					      .nblocks = 1 };
+	for (int i = 0; i < 3; i++) {
+		reqs[i].data = im->data + reqs[i].first_block * bs;
+		reqs[i].digests = digests + reqs[i].first_block * ds;
+	}
+	CHECK_RET(merkle_verify_many(t, reqs, 3), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_RET(reqs[i].status, 0);
+	digests[bad * ds + 3] ^= 0x10;
+	CHECK_RET(merkle_verify_many(t, reqs, 3), 0);
+	CHECK_RET(reqs[0].status, 0);
+	CHECK_RET(reqs[1].status, MERKLE_E_CORRUPT);
+	CHECK(reqs[1].res.block == bad);
+	CHECK_RET(reqs[2].status, 0);
+
+	if (merkle_tree_can_copy_hash(t)) {
+		uint8_t **dst = malloc(n * sizeof(*dst));
+		const uint8_t **src = malloc(n * sizeof(*src));
+
+		CHECK(dst && src);
+		for (uint64_t b = 0; b < n; b++) {
+			dst[b] = copy + b * bs;
+			src[b] = im->data + b * bs;
+		}
+		CHECK_RET(merkle_tree_copy_hash(t, dst, src, n, digests), 0);
+		CHECK(memcmp(copy, im->data, n * bs) == 0);
+		for (int i = 0; i < 3; i++)
+			reqs[i].data = copy + reqs[i].first_block * bs;
+		CHECK_RET(merkle_verify_many(t, reqs, 3), 0);
+		for (int i = 0; i < 3; i++)
+			CHECK_RET(reqs[i].status, 0);
+		free(dst);
+		free(src);
+	} else {
+		CHECK_RET(merkle_tree_copy_hash(t, NULL, NULL, 0, digests),
+			  -EOPNOTSUPP);
+	}
+	free(digests);
+	free(copy);
+	merkle_tree_close(t);
+	merkle_cache_free(cache);
+}
+
 int main(void)
 {
 	struct image three, two;
@@ -685,6 +753,8 @@ int main(void)
 	test_async_rounds(&three);
 	test_verify_many(&three);
 	test_verify_many(&two);
+	test_verify_digests(&three);
+	test_verify_digests(&two);
 	test_async_rounds(&two);
 	test_concurrent(&three);
 	test_eviction_forgets_marks(&three);

@@ -93,6 +93,7 @@ static double ring_us_per_block(size_t lanes, bool flushed, int passes)
 				for (size_t j = 0; j < lanes; j++)
 					data[j] = ring[q] + (b + j) * 4096;
 				sha256_blocks_by_lanes[lanes](states, data,
+							      NULL,
 							      message_blocks);
 			}
 			spent += cpu_seconds() - t0;
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
 			double t0 = cpu_seconds();
 
 			for (int i = 0; i < iterations; i++)
-				blocks_by_lanes[n](states, data,
+				blocks_by_lanes[n](states, data, NULL,
 						   message_blocks);
 			printf(" %6.3f", (cpu_seconds() - t0) / (iterations * n) * 1e6);
 		}
