@@ -54,6 +54,27 @@ static int pmem_store_guarded(struct pmem_dev *dev, pmem_guarded_fn fn,
 		-EIO : 0;
 }
 
+int pmem_guarded_read(const void *start, size_t len, void (*fn)(void *ctx),
+		      void *ctx)
+{
+	struct pmem_guard *guard = &pmem_thread_guard;
+	int ret = pmem_poison_handler_install();
+
+	if (ret)
+		return ret;
+	guard->start = start;
+	guard->end = (const char *)start + len;
+	if (!pmem_guarded_call(guard, (pmem_guarded_fn)fn, ctx, NULL, 0, 0))
+		return 0;
+#ifdef __SANITIZE_ADDRESS__
+	/* fn's frames, abandoned below ours, left their redzones poisoned
+	 * (libpmem2's copies, the other guarded calls, have none): unpoison
+	 * the stack, as ASan does for a longjmp. */
+	__asan_handle_no_return();
+#endif
+	return -EIO;
+}
+
 /*
  * ASan does not see inside pmem_copy_mc(): check the destination as its
  * memcpy() interceptor would.

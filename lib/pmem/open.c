@@ -246,6 +246,11 @@ uint64_t pmem_size(const struct pmem_dev *dev)
 	return dev->size;
 }
 
+const void *pmem_address(const struct pmem_dev *dev)
+{
+	return dev->addr;
+}
+
 struct pmem2_map *pmem_map(const struct pmem_dev *dev)
 {
 	return dev->map;

@@ -100,6 +100,28 @@ const char *pmem_granularity_name(enum pmem_granularity granularity);
  */
 struct pmem2_map *pmem_map(const struct pmem_dev *dev);
 
+/*
+ * The mapping's first byte, for a caller that reads the device in place
+ * inside pmem_guarded_read() (the verity target hashes blocks straight
+ * out of it); the range contract holds as for pmem_read().
+ */
+const void *pmem_address(const struct pmem_dev *dev);
+
+/*
+ * pmem_guarded_read - call @fn(@ctx) with loads from [@start, @start +
+ * @len) guarded, for a caller that reads a mapping in place rather than
+ * through pmem_read().  A SIGBUS on a load from that range (poison, or a
+ * file truncated under the mapping) abandons @fn where it stands, and
+ * this returns -EIO; the process goes on.  So @fn must hold no lock and
+ * allocate nothing, and what it wrote is undefined after -EIO.  Known bad
+ * blocks are the caller's to keep out (pmem_is_bad()).  Any mapping, not
+ * only a pmem_dev's: the first call installs the SIGBUS handler, as
+ * pmem_open() does.  Returns 0, -EIO, or an -errno of installing the
+ * handler.
+ */
+int pmem_guarded_read(const void *start, size_t len, void (*fn)(void *ctx),
+		      void *ctx);
+
 /* Number of known bad ranges (libpmem2 badblock API) found at open. */
 size_t pmem_badblock_count(const struct pmem_dev *dev);
 

@@ -6,7 +6,8 @@
  * outside any pmem copy still kills the process (checked in a child).
  * Faults in a row are each caught, and leave SIGBUS unblocked.
  * The guard is per thread: one thread's faults do not disturb another's
- * good reads running at the same time.
+ * good reads running at the same time.  pmem_guarded_read() recovers a
+ * load of its caller's own, from any mapping.
  *
  * usage: test_sigbus DIR
  */
@@ -106,6 +107,49 @@ static void check_threads_independent(struct pmem_dev *dev)
 		CHECK(pthread_join(readers[i].thread, NULL) == 0);
 }
 
+struct guarded_load {
+	const volatile unsigned char *p;
+	unsigned char got;
+};
+
+static void guarded_load(void *arg)
+{
+	struct guarded_load *l = arg;
+
+	l->got = *l->p;
+}
+
+/*
+ * pmem_guarded_read(): a load past the cut inside it returns -EIO, one
+ * below it gives the byte, on the device's own mapping and on any other
+ * (the file backend's mapping of the page cache), and the process lives
+ * on with SIGBUS unblocked.
+ */
+static void check_guarded_read(struct pmem_dev *dev, int fd)
+{
+	const unsigned char *own = pmem_address(dev);
+	unsigned char *other = mmap(NULL, DEV_SIZE, PROT_READ, MAP_SHARED, fd,
+				    0);
+	unsigned char data[4096];
+
+	CHECK(other != MAP_FAILED);
+	pmem_test_fill(data, sizeof(data), 11);
+	CHECK_OK(pmem_write(dev, CUT - 8192, data, sizeof(data)));
+	for (int m = 0; m < 2; m++) {
+		const unsigned char *base = m ? other : own;
+		struct guarded_load past = { .p = base + CUT + 4096 };
+		struct guarded_load below = { .p = base + CUT - 8192 + 5 };
+
+		CHECK(pmem_guarded_read(base, DEV_SIZE, guarded_load, &past) ==
+		      -EIO);
+		CHECK(!sigbus_blocked());
+		CHECK_OK(pmem_guarded_read(base, DEV_SIZE, guarded_load,
+					   &below));
+		CHECK(below.got == data[5]);
+	}
+	CHECK(munmap(other, DEV_SIZE) == 0);
+}
+
 /*
  * In a child: touch a truncated mapping that is not a pmem device.  The
  * handler must not swallow that SIGBUS: the child dies of it.
@@ -145,6 +189,7 @@ int main(int argc, char **argv)
 	check_faults_fail(dev);
 	check_below_cut_works(dev, fd);
 	check_threads_independent(dev);
+	check_guarded_read(dev, fd);
 	check_foreign_sigbus_kills(fd);
 	check_faults_fail(dev);
 
