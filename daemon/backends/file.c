@@ -32,10 +32,12 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "file_map.h"
 #include "openinput.h"
 
 struct file_backend {
 	int fd;
+	struct file_map map;	/* file_map_store() */
 };
 
 static int file_open_fd(struct vublk_backend *be, struct file_backend *fb)
@@ -131,6 +133,26 @@ static int file_open(struct vublk_backend *be)
 	return 0;
 }
 
+/* Read in place (backend.h: map): a read-only store, through the page
+ * cache. */
+static void file_map_store(struct vublk_backend *be)
+{
+	struct file_backend *fb = be->priv;
+
+	if (!(be->flags & VUBLK_BACKEND_READ_ONLY) ||
+	    (be->flags & VUBLK_BACKEND_DIRECT))
+		return;
+	file_map_open(&fb->map, fb->fd, be->path, be->size);
+	be->map = fb->map.addr;
+	be->map_len = fb->map.len;
+}
+
+static const uint8_t *file_mapped_at(struct vublk_backend *be, uint64_t pos,
+				     uint32_t len)
+{
+	return file_map_at(&((struct file_backend *)be->priv)->map, pos, len);
+}
+
 /* The file grew or shrank (vublk update-size). */
 static int file_refresh_size(struct vublk_backend *be)
 {
@@ -143,6 +165,7 @@ static void file_close(struct vublk_backend *be)
 {
 	struct file_backend *fb = be->priv;
 
+	file_map_close(&fb->map);
 	close(fb->fd);
 }
 
@@ -269,10 +292,14 @@ static void file_bio_done(struct vublk_queue *q, struct vublk_ring_event *ev,
 		return;
 	}
 	bio->done += (uint32_t)cqe->res;
-	if (bio->done < bio->req.len)
+	if (bio->done < bio->req.len) {
 		file_submit_rw(q, bio);	/* short: do the rest */
-	else
-		bio->end_io(q, bio, vublk_bio_result(bio, 0));
+		return;
+	}
+	if (bio->req.op == VUBLK_OP_READ)	/* in the page cache now */
+		file_map_read_in(&((struct file_backend *)bio->be->priv)->map,
+				 bio->req.offset, bio->req.len);
+	bio->end_io(q, bio, vublk_bio_result(bio, 0));
 }
 
 const struct vublk_backend_ops vublk_backend_file = {
@@ -285,5 +312,7 @@ const struct vublk_backend_ops vublk_backend_file = {
 	.read_sync = file_read_sync,
 	.queue_init = file_queue_init,
 	.submit = file_submit,
+	.map = file_map_store,
+	.mapped_at = file_mapped_at,
 	.refresh_size = file_refresh_size,
 };

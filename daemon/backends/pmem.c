@@ -82,6 +82,8 @@ static int pmem_backend_open(struct vublk_backend *be)
 	be->io_min_shift = PMEM_BACKEND_IO_MIN_SHIFT;
 	/* A read-only store has no writes to persist. */
 	be->volatile_cache = !ro && g == PMEM_GRANULARITY_PAGE;
+	be->map = pmem_address(pb->dev);
+	be->map_len = be->size;
 	vublk_info("pmem %s: %" PRIu64 " bytes%s, store granularity %s: %s, %zu known bad ranges",
 		   be->path, be->size, ro ? " read-only" : "",
 		   pmem_granularity_name(g),
@@ -115,6 +117,18 @@ static int pmem_backend_read_sync(struct vublk_backend *be, void *buf,
 {
 	return pmem_read(((struct pmem_backend *)be->priv)->dev, buf, pos,
 			 len);
+}
+
+/* Memory: any range but a known bad block's is there to read. */
+static const uint8_t *pmem_backend_mapped_at(struct vublk_backend *be,
+					     uint64_t pos, uint32_t len)
+{
+	const struct pmem_backend *pb = be->priv;
+
+	if (pos > be->map_len || len > be->map_len - pos ||
+	    pmem_is_bad(pb->dev, pos, len))
+		return NULL;
+	return be->map + pos;
 }
 
 /*
@@ -214,5 +228,6 @@ const struct vublk_backend_ops vublk_backend_pmem = {
 	.close = pmem_backend_close,
 	.read_sync = pmem_backend_read_sync,
 	.submit = pmem_backend_submit,
+	.mapped_at = pmem_backend_mapped_at,
 	.report = pmem_backend_report,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "pmem.h"
 
 extern const struct vublk_backend_ops vublk_backend_file;
 extern const struct vublk_backend_ops vublk_backend_pmem;
@@ -173,6 +174,19 @@ int vublk_backend_read(struct vublk_backend *be, void *buf, size_t len,
 		memcpy(buf, (char *)bounce + (pos - start), len);
 	free(bounce);
 	return ret;
+}
+
+bool vublk_backend_map(struct vublk_backend *be)
+{
+	if (!be->map && be->ops->map)
+		be->ops->map(be);
+	return be->map && be->ops->mapped_at;
+}
+
+int vublk_backend_read_mapped(struct vublk_backend *be, void (*fn)(void *ctx),
+			      void *ctx)
+{
+	return pmem_guarded_read(be->map, be->map_len, fn, ctx);
 }
 
 void vublk_backend_fit_queues(const struct vublk_backend *be,

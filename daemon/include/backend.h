@@ -94,6 +94,7 @@ static inline int vublk_bio_result(const struct vublk_bio *bio, int err)
 #define VUBLK_BACKEND_READ_ONLY	(1U << 0)
 #define VUBLK_BACKEND_DIRECT	(1U << 1) /* bypass the page cache */
 
+
 /*
  * Options of the store, common to every target that has one: --backend,
  * and how long and how often a remote store (nbd) is waited for.
@@ -167,6 +168,11 @@ struct vublk_backend {
 	 * flight than with one large one, and with work that overlaps the
 	 * wait (docs/PERFORMANCE.md, "VM: a verify thread"). */
 	bool remote;
+	/* The store mapped for reading in place, [map, map + map_len), or
+	 * NULL (vublk_backend_map()); read it only where mapped_at() says
+	 * so, inside vublk_backend_read_mapped(). */
+	const uint8_t *map;
+	uint64_t map_len;
 };
 
 struct vublk_backend_ops {
@@ -211,6 +217,23 @@ struct vublk_backend_ops {
 	 */
 	int (*submit)(struct vublk_backend *be, struct vublk_queue *q,
 		      struct vublk_bio *bio);
+	/*
+	 * Optional: set map and map_len where the store can be mapped for
+	 * reading in place (file: read-only, through the page cache), or
+	 * leave them NULL; in init, before any queue runs, for a target that
+	 * will read so.  pmem is a map from open on and needs none.
+	 */
+	void (*map)(struct vublk_backend *be);
+	/*
+	 * Optional, for a store with a map: the address of byte pos when
+	 * all of [pos, pos + len) can be read there now without waiting
+	 * for I/O (pmem: no known bad block in it; a file: its pages are
+	 * in the page cache), else NULL: read it with a bio.  A target
+	 * that only needs the bytes (verity copies them as it hashes them)
+	 * then saves the read's copy.
+	 */
+	const uint8_t *(*mapped_at)(struct vublk_backend *be, uint64_t pos,
+				    uint32_t len);
 	/* Optional: settings and counters (see target.h: reports). */
 	void (*report)(struct vublk_backend *be, struct vublk_stats_out *out);
 	/* Optional: the store's size may have changed; set be->size anew.
@@ -241,6 +264,20 @@ void vublk_backend_close(struct vublk_backend *be);
  * any queue runs; 0 or -errno. */
 int vublk_backend_read(struct vublk_backend *be, void *buf, size_t len,
 		       uint64_t pos);
+
+/* Whether be can be read in place: mapped (asking it to map itself,
+ * ops->map), with a mapped_at to say where. */
+bool vublk_backend_map(struct vublk_backend *be);
+
+/*
+ * Run fn(ctx), which reads be's map at addresses mapped_at() gave, on the
+ * queue's thread: 0, or -EIO when a load from the map took SIGBUS (a file
+ * truncated under the device, pmem poison) and fn was abandoned there,
+ * so fn must hold no lock and allocate nothing (lib/pmem:
+ * pmem_guarded_read()).
+ */
+int vublk_backend_read_mapped(struct vublk_backend *be, void (*fn)(void *ctx),
+			      void *ctx);
 
 /* Serve at most the queues the store can: lower *nr_queues to
  * be->max_queues, saying so. */

@@ -50,6 +50,7 @@ enum verity_opt {
 	VERITY_OPT_IGNORE_ZERO_BLOCKS,
 	VERITY_OPT_CHECK_AT_MOST_ONCE,
 	VERITY_OPT_VERIFY_THREAD,
+	VERITY_OPT_READ_IN_PLACE,
 };
 
 static const struct option verity_options[] = {
@@ -64,6 +65,7 @@ static const struct option verity_options[] = {
 	  VERITY_OPT_CHECK_AT_MOST_ONCE },
 	{ "direct", no_argument, NULL, VERITY_OPT_DIRECT },
 	{ "verify-thread", optional_argument, NULL, VERITY_OPT_VERIFY_THREAD },
+	{ "read-in-place", required_argument, NULL, VERITY_OPT_READ_IN_PLACE },
 	VUBLK_BACKEND_OPTIONS,
 	{ "f2fs-file", required_argument, NULL, VERITY_OPT_F2FS_FILE },
 	{ "trusted-cert", required_argument, NULL, VERITY_OPT_TRUSTED_CERT },
@@ -85,6 +87,8 @@ static const char *const verity_thread_names[VERITY_THREAD_NR] = {
 	[VERITY_THREAD_ON] = "on",
 	[VERITY_THREAD_OFF] = "off",
 };
+
+static const char *const verity_off_on_names[] = { "off", "on" };
 
 static const char *const verity_on_corruption_names[VERITY_CORRUPT_NR] = {
 	[VERITY_CORRUPT_EIO] = "eio",
@@ -156,6 +160,12 @@ static int verity_parse_opt(struct vublk_tgt *t, int opt, const char *arg)
 			  VERITY_THREAD_ON;
 		if (i >= 0)
 			vt->verify_thread_opt = (enum verity_thread_opt)i;
+		return i < 0 ? i : 0;
+	case VERITY_OPT_READ_IN_PLACE:
+		i = verity_parse_choice("--read-in-place", arg,
+					verity_off_on_names, 2, "on or off");
+		if (i >= 0)
+			vt->no_read_in_place = !i;
 		return i < 0 ? i : 0;
 	case VERITY_OPT_CHECK_AT_MOST_ONCE:
 		vt->check_at_most_once = true;
@@ -254,6 +264,22 @@ static int verity_alloc_checked(struct verity_tgt *vt)
 	return vt->checked ? 0 : MERKLE_E_NOMEM;
 }
 
+/*
+ * Whether cached blocks are read in place (verity_read.c): where lib/merkle
+ * copies while it hashes and the backend maps the image.  Not with the
+ * options that hash less than every block (dm-verity's
+ * --check-at-most-once and --ignore-zero-blocks: in place, every block
+ * is hashed as it is copied), nor with --verify-thread, whose thread is
+ * there to hash beside the queue's, where this hashes on the queue's.
+ */
+static bool verity_reads_in_place(struct verity_tgt *vt)
+{
+	return !vt->no_read_in_place && !vt->check_at_most_once &&
+	       !vt->ignore_zero_blocks && !vt->verify_thread &&
+	       merkle_tree_can_copy_hash(vt->tree) &&
+	       vublk_backend_map(vt->be);
+}
+
 /* One cache for all queues; it must hold what they can pin at once. */
 static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 {
@@ -288,6 +314,7 @@ static int verity_open_tree(struct vublk_tgt *t, struct verity_tgt *vt)
 		return merkle_error_kind(err) == MERKLE_ERR_NOMEM ? -ENOMEM :
 		       -EINVAL;
 	}
+	vt->in_place = verity_reads_in_place(vt);
 	return 0;
 }
 
@@ -344,13 +371,15 @@ static int verity_init(struct vublk_tgt *t)
 		verity_release(vt);
 		return ret;
 	}
-	vublk_info("verity image %s: %s, %" PRIu64 " bytes of data, %s (%s), %u-byte blocks, %u tree levels, backend %s, readahead %s, on corruption %s",
+	vublk_info("verity image %s: %s, %" PRIu64 " bytes of data, %s (%s), %u-byte blocks, %u tree levels, backend %s%s, readahead %s, on corruption %s",
 		   t->backing_file, verity_format_name(vt),
 		   vt->img.layout.data_size,
 		   merkle_hash_alg_name(vt->img.params.hash_alg),
 		   merkle_hash_impl(&vt->img.params),
 		   1U << vt->log_bs, vt->img.geometry.num_levels,
-		   vt->image.ops->name, verity_readahead_names[vt->readahead],
+		   vt->image.ops->name,
+		   vt->in_place ? " (cached blocks read in place)" : "",
+		   verity_readahead_names[vt->readahead],
 		   verity_on_corruption_names[vt->on_corruption]);
 	if (vt->on_corruption == VERITY_CORRUPT_LOG || vt->check_at_most_once)
 		vublk_error("warning: %s: reads may return data that failed verification (--on-corruption=log) or changed since verified (--check-at-most-once)",
@@ -377,6 +406,7 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	vublk_stat_str(out, "readahead_mode",
 		       verity_readahead_names[vt->readahead]);
 	vublk_stat_str(out, "verify_thread", vt->verify_thread ? "on" : "off");
+	vublk_stat_str(out, "read_in_place", vt->in_place ? "on" : "off");
 	vublk_stat_u64(out, "blocks_verified", ms.blocks_verified);
 	vublk_stat_u64(out, "tree_reads", verity_counter(&c->tree_reads));
 	vublk_stat_u64(out, "tree_blocks_read",
@@ -390,6 +420,10 @@ static void verity_report(struct vublk_tgt *t, struct vublk_stats_out *out)
 	vublk_stat_u64(out, "corrupt_served",
 		       verity_counter(&c->corrupt_served));
 	vublk_stat_u64(out, "zero_blocks", verity_counter(&c->zero_blocks));
+	vublk_stat_u64(out, "blocks_read_in_place",
+		       verity_counter(&c->blocks_in_place));
+	vublk_stat_u64(out, "read_in_place_faults",
+		       verity_counter(&c->in_place_faults));
 	vublk_backend_report(vt->be, out);
 }
 
@@ -425,6 +459,10 @@ const struct vublk_tgt_ops vublk_tgt_verity = {
 		"                     receives the next data meanwhile; auto (default): on\n"
 		"                     for an NBD image, off for a local one (where the\n"
 		"                     hand-off per batch only costs)\n"
+		"  --read-in-place=on|off  on (default): blocks in the page cache (or on\n"
+		"                     pmem) are hashed straight out of a map of the image\n"
+		"                     as they are copied into the request, where SHA-256\n"
+		"                     runs on the SHA extensions; off: always read them\n"
 		"  --direct           read the image with O_DIRECT (needs 4 KiB Merkle blocks;\n"
 		"                     --backend=file only; request buffers are registered\n"
 		"                     with io_uring as used, and pinned)\n"

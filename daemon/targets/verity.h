@@ -66,6 +66,8 @@ struct verity_counters {
 	atomic_uint_fast64_t io_errors;		/* requests failed: I/O error */
 	atomic_uint_fast64_t corrupt_served;	/* --on-corruption=log */
 	atomic_uint_fast64_t zero_blocks;	/* --ignore-zero-blocks: zeroed */
+	atomic_uint_fast64_t blocks_in_place;	/* hashed out of the map */
+	atomic_uint_fast64_t in_place_faults;	/* passes read again */
 };
 
 /*
@@ -106,6 +108,7 @@ struct verity_tgt {
 	bool ignore_zero_blocks;	/* --ignore-zero-blocks */
 	enum verity_thread_opt verify_thread_opt;	/* --verify-thread */
 	bool verify_thread;		/* ... as init resolved it */
+	bool no_read_in_place;		/* --read-in-place=off */
 	/* --check-at-most-once: a bit per data block verified once. */
 	bool check_at_most_once;
 	_Atomic uint64_t *checked;
@@ -129,6 +132,9 @@ struct verity_tgt {
 					 * may differ) */
 	struct merkle_cache *cache;	/* shared by all queues */
 	struct merkle_tree *tree;	/* opened without read_tree */
+	/* Cached blocks read in place out of the backend's map, copied into
+	 * the request as they are hashed (verity_read.c). */
+	bool in_place;
 
 	struct verity_counters counters;
 	struct verity_ratelimit ratelimit;
@@ -184,6 +190,13 @@ struct verity_io {
 
 	uint8_t *tbuf, *bounce;	/* tree bytes; unaligned requests */
 	size_t tbuf_size, bounce_size, tbuf_used;
+
+	/* Read in place: where the blocks are in the backend's map until
+	 * they are copied (NULL after), and their digests once they are. */
+	const uint8_t *src;
+	bool have_digests;
+	uint8_t *digests;
+	size_t digests_size;
 };
 
 /* Requests verified together by one merkle_verify_many() call, with its

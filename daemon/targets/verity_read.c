@@ -8,10 +8,14 @@
  *     by the backend, straight into the request buffer when the request is
  *     Merkle-block aligned, else into a bounce buffer that is verified
  *     whole and copied out (the kernel verifies whole blocks too: a page is
- *     never partly verified).  With --readahead=submission,
- *     merkle_plan_reads() lists every uncached hash block the request needs,
- *     at every level, and those are read along with the data (Linux 7.0's
- *     fsverity_readahead() at read submission).
+ *     never partly verified).  Or, where the backend maps the store and
+ *     the blocks are there to read now (in the page cache, say), they are
+ *     not read at all: step 2 hashes them straight out of the map as it
+ *     copies them into that buffer (verity_take_from_map()).  With
+ *     --readahead=submission, merkle_plan_reads() lists every uncached
+ *     hash block the request needs, at every level, and those are read
+ *     along with the data (Linux 7.0's fsverity_readahead() at read
+ *     submission).
  *  2. verity_queue_batch_end(): once every read is in, the request waits
  *     for the end of the queue's pass over its completions, and then all
  *     the requests that are ready are verified in one merkle_verify_many()
@@ -39,7 +43,9 @@
  *
  * The data is always verified in the request's own buffer, never in place
  * in the image: what is verified is what the request returns, even if the
- * image changes meanwhile.
+ * image changes meanwhile.  Read in place, it is hashed as it is copied
+ * into that buffer, from the very loads that copy it
+ * (merkle_tree_copy_hash()), which comes to the same.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -151,6 +157,7 @@ void verity_queue_deinit(struct vublk_queue *q)
 	for (unsigned tag = 0; tag < q->depth; tag++) {
 		free(verity_io_of(q, tag)->tbuf);
 		free(verity_io_of(q, tag)->bounce);
+		free(verity_io_of(q, tag)->digests);
 	}
 	verity_queue_free(q->priv);
 }
@@ -564,10 +571,12 @@ static void verity_read_verified(struct vublk_queue *q, struct verity_io *io,
 }
 
 /* The ranges of b's requests, for one merkle_verify_many() call, so
- * that their blocks are hashed in groups across requests. */
+ * that their blocks are hashed in groups across requests (or come with
+ * their digests, read in place). */
 static void verity_batch_ranges(struct vublk_queue *q, struct verity_batch *b)
 {
 	struct verity_tgt *vt = q->tgt->priv;
+	const unsigned ds = vt->img.geometry.digest_size;
 
 	for (unsigned i = 0; i < b->n; i++) {
 		struct verity_io *io = b->ios[i];
@@ -583,6 +592,9 @@ static void verity_batch_ranges(struct vublk_queue *q, struct verity_batch *b)
 					    << vt->log_bs),
 			.nblocks = io->end_block - io->next_block,
 			.ra_blocks = io->ra_blocks,
+			.digests = io->have_digests ?
+				   io->digests + (io->next_block -
+						  io->first_block) * ds : NULL,
 		};
 	}
 }
@@ -624,6 +636,117 @@ static bool verity_batch_for_worker(const struct verity_tgt *vt,
 	return blocks << vt->log_bs >= VERITY_WORKER_MIN_BYTES;
 }
 
+static void verity_read_data(struct vublk_queue *q, struct verity_io *io);
+
+/* Blocks merkle_tree_copy_hash() takes per call here: enough for 16
+ * lanes several times over, few enough for the stack. */
+#define VERITY_IN_PLACE_CHUNK 64
+
+/* The requests of a batch read in place, for verity_copy_in_place(), and
+ * what it says: 0 or merkle_tree_copy_hash()'s error. */
+struct verity_in_place {
+	const struct verity_tgt *vt;
+	struct verity_io *const *ios;
+	unsigned n;
+	int err;
+};
+
+/* Copy and hash the chunk's n blocks; each digest goes home. */
+static int verity_copy_chunk(const struct verity_tgt *vt, uint8_t **dst,
+			     const uint8_t **src, uint8_t **home, size_t n)
+{
+	const unsigned ds = vt->img.geometry.digest_size;
+	uint8_t digests[VERITY_IN_PLACE_CHUNK * MERKLE_MAX_DIGEST_SIZE];
+	int err = merkle_tree_copy_hash(vt->tree, dst, src, n, digests);
+
+	for (size_t i = 0; i < n && !err; i++)
+		memcpy(home[i], digests + i * ds, ds);
+	return err;
+}
+
+/*
+ * Under the backend's SIGBUS guard (vublk_backend_read_mapped()), which
+ * may abandon it anywhere: every block of the requests that still have
+ * theirs in the map, copied into their buffers and hashed in one pass,
+ * VERITY_IN_PLACE_CHUNK at a time, so that single-block requests share
+ * lanes.  No lock, no allocation.
+ */
+static void verity_copy_in_place(void *arg)
+{
+	struct verity_in_place *c = arg;
+	const struct verity_tgt *vt = c->vt;
+	const size_t bs = (size_t)1 << vt->log_bs;
+	const unsigned ds = vt->img.geometry.digest_size;
+	uint8_t *dst[VERITY_IN_PLACE_CHUNK], *home[VERITY_IN_PLACE_CHUNK];
+	const uint8_t *src[VERITY_IN_PLACE_CHUNK];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < c->n && !c->err; i++) {
+		const struct verity_io *io = c->ios[i];
+		uint64_t blocks = io->end_block - io->first_block;
+
+		if (!io->src)
+			continue;
+		for (uint64_t k = 0; k < blocks && !c->err; k++) {
+			dst[n] = io->data + k * bs;
+			src[n] = io->src + k * bs;
+			home[n] = io->digests + k * ds;
+			if (++n == VERITY_IN_PLACE_CHUNK) {
+				c->err = verity_copy_chunk(vt, dst, src, home,
+							   n);
+				n = 0;
+			}
+		}
+	}
+	if (n && !c->err)
+		c->err = verity_copy_chunk(vt, dst, src, home, n);
+}
+
+/*
+ * b's requests read in place get their data and digests now.  When a
+ * load from the map faulted (the image truncated under the device, pmem
+ * poison), or the copy failed otherwise, they leave the batch and read
+ * the image as the others do: the read says which of them is at fault
+ * (-EIO), and the rest come back ready.
+ */
+static void verity_batch_in_place(struct vublk_queue *q, struct verity_batch *b)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+	struct verity_in_place c = { .vt = vt, .ios = b->ios, .n = b->n };
+	uint64_t blocks = 0;
+	unsigned kept = 0;
+	int err;
+
+	for (unsigned i = 0; i < b->n; i++)
+		if (b->ios[i]->src)
+			blocks += b->ios[i]->end_block - b->ios[i]->first_block;
+	if (!blocks)
+		return;
+	err = vublk_backend_read_mapped(vt->be, verity_copy_in_place, &c);
+	if (!err)
+		err = c.err;
+	verity_count(err ? &vt->counters.in_place_faults :
+		     &vt->counters.blocks_in_place, err ? 1 : blocks);
+	for (unsigned i = 0; i < b->n; i++) {
+		struct verity_io *io = b->ios[i];
+
+		if (!io->src) {
+			b->ios[kept++] = io;
+			continue;
+		}
+		io->src = NULL;
+		if (!err) {
+			io->have_digests = true;
+			b->ios[kept++] = io;
+			continue;
+		}
+		io->pending = 1;
+		verity_read_data(q, io);
+		verity_read_put(q, io);
+	}
+	b->n = kept;
+}
+
 /*
  * The end of a pass over the queue's completions: verify every request
  * whose reads are in, together, here or (--verify-thread, a large batch)
@@ -648,6 +771,8 @@ void verity_queue_batch_end(struct vublk_queue *q)
 		memcpy(b->ios, vq->ready, vq->nready * sizeof(*b->ios));
 		b->n = vq->nready;
 		vq->nready = 0;
+		if (vt->in_place)
+			verity_batch_in_place(q, b);
 		verity_batch_ranges(q, b);
 		if (vq->worker && !vq->handed.n &&
 		    verity_batch_for_worker(vt, b)) {
@@ -700,6 +825,28 @@ static int verity_read_planned(struct vublk_queue *q, struct verity_io *io)
 	return err;
 }
 
+/*
+ * Whether io's blocks can be taken straight from the backend's map (they
+ * are there to read now: mapped_at()), to be copied and hashed at the end
+ * of the pass (verity_batch_in_place()) instead of read now.  Not a
+ * request that reaches the last, partial data block: the kernel zeroes
+ * past i_size before hashing (verity_zero_tail()), and a block read in
+ * place is hashed as it is.
+ */
+static bool verity_take_from_map(struct verity_tgt *vt, struct verity_io *io)
+{
+	uint64_t pos = verity_data_pos(vt, io);
+	uint64_t len = (io->end_block - io->first_block) << vt->log_bs;
+
+	if (!vt->in_place || pos + len > vt->img.layout.data_size ||
+	    verity_reserve(&io->digests, &io->digests_size,
+			   (io->end_block - io->first_block) *
+			   vt->img.geometry.digest_size))
+		return false;
+	io->src = vt->be->ops->mapped_at(vt->be, pos, (uint32_t)len);
+	return io->src != NULL;
+}
+
 /* The request's blocks, its buffer, its readahead; counted by no one
  * else. */
 static int verity_read_setup(struct verity_tgt *vt, struct verity_io *io,
@@ -709,6 +856,8 @@ static int verity_read_setup(struct verity_tgt *vt, struct verity_io *io,
 	int err;
 
 	io->req = *req;
+	io->src = NULL;
+	io->have_digests = false;
 	io->first_block = req->offset >> vt->log_bs;
 	io->end_block = (req->offset + req->len + mask) >> vt->log_bs;
 	io->next_block = io->first_block;
@@ -732,21 +881,13 @@ static int verity_read_setup(struct verity_tgt *vt, struct verity_io *io,
 	return 0;
 }
 
-/* The request is in flight (VUBLK_IO_QUEUED), or did not start (-errno). */
-static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
-			     const struct vublk_req *req)
+/* Read io's blocks into io->data, holding a reference of io. */
+static void verity_read_data(struct vublk_queue *q, struct verity_io *io)
 {
 	struct verity_tgt *vt = q->tgt->priv;
-	int err = verity_read_setup(vt, io, req), ret;
+	const struct vublk_req *req = &io->req;
+	int ret;
 
-	if (err)
-		return err;
-	io->pending = 1;	/* ours, while we issue the reads */
-	if (vt->readahead == VERITY_RA_SUBMISSION) {
-		err = verity_read_planned(q, io);
-		if (err)
-			verity_read_error(io, "planning the tree reads", err);
-	}
 	io->data_bio = (struct vublk_bio){
 		.req = { .op = VUBLK_OP_READ,
 			 .offset = verity_data_pos(vt, io),
@@ -763,6 +904,25 @@ static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
 	ret = vublk_backend_submit(vt->be, q, &io->data_bio);
 	if (ret != VUBLK_IO_QUEUED)
 		verity_data_read_end(q, &io->data_bio, ret);
+}
+
+/* The request is in flight (VUBLK_IO_QUEUED), or did not start (-errno). */
+static int verity_read_start(struct vublk_queue *q, struct verity_io *io,
+			     const struct vublk_req *req)
+{
+	struct verity_tgt *vt = q->tgt->priv;
+	int err = verity_read_setup(vt, io, req);
+
+	if (err)
+		return err;
+	io->pending = 1;	/* ours, while we issue the reads */
+	if (vt->readahead == VERITY_RA_SUBMISSION) {
+		err = verity_read_planned(q, io);
+		if (err)
+			verity_read_error(io, "planning the tree reads", err);
+	}
+	if (!verity_take_from_map(vt, io))
+		verity_read_data(q, io);
 	verity_read_put(q, io);
 	return VUBLK_IO_QUEUED;
 }

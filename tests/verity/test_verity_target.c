@@ -750,6 +750,163 @@ static void test_truncated_under_device(const struct vt_image *img)
 	vt_image_destroy(&copy);
 }
 
+/* The image's pages out of the page cache, but for those a process has
+ * mapped in (the target's map, where it read in place). */
+static void vt_evict(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	CHECK(fd >= 0 && fdatasync(fd) == 0 &&
+	      posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0,
+	      "cannot drop %s from the page cache", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Whether a device reads in place: where lib/merkle copies while it
+ * hashes (SHA-256 on the SHA extensions), over file or pmem, unless
+ * --read-in-place=off or --verify-thread (verity.c:
+ * verity_reads_in_place()). */
+static bool vt_in_place_expected(const struct vt_image *img,
+				 const char *backend)
+{
+	return strcmp(merkle_hash_impl(&img->meta.params), "OpenSSL") &&
+	       strcmp(backend, "nbd") &&
+	       (!vt_extra_opt || !strcmp(vt_extra_opt, "verify-thread=off"));
+}
+
+/*
+ * Where lib/merkle copies while it hashes (SHA-256 on the SHA
+ * extensions), a file in the page cache or a pmem mapping is read in
+ * place: the blocks are hashed straight out of the backend's map as they
+ * are copied into the request.  Every read is right, and counted; a
+ * request that reaches the last, partial block is read with a bio; a
+ * byte changed in the image fails its block.  File: blocks out of the
+ * page cache are read with a bio, and in place the next time.  And an
+ * image truncated between a request's start and its verification (the
+ * copy takes SIGBUS) fails that request with -EIO, while the device goes
+ * on.
+ */
+static void test_read_in_place(const struct vt_image *img, const char *backend)
+{
+	bool file = !strcmp(backend, "file");
+	bool want = vt_in_place_expected(img, backend);
+	const uint64_t half = img->data_size / 2 & ~65535ull;
+	const uint64_t last = (img->data_size - 1) & ~4095ull;
+	uint64_t before, bad = 0;
+	struct vt_image copy;
+	struct vt_dev d;
+	char on[8];
+	int res = 0;
+
+	CHECK(vt_image_copy(img, &copy, dir, "in-place") == 0, "copy");
+	CHECK(vt_dev_open(&d, copy.path, NULL) == 0, "open");
+	if (!d.ready)
+		goto out;
+	inproc_tgt_setting(&d.tgt, "read_in_place", on, sizeof(on));
+	CHECK(!strcmp(on, want ? "on" : "off"), "%s: read_in_place %s",
+	      backend, on);
+	if (!want)
+		goto close;
+	/* The first half, in place: it is in the page cache. */
+	for (uint64_t off = 0; off < half; off += 65536)
+		bad += !vt_read_ok(&d, img, off, 65536, 0);
+	CHECK(vt_dev_counter(&d, "blocks_read_in_place") == half >> img->log_bs,
+	      "%s: %llu blocks of %llu read in place", backend,
+	      (unsigned long long)vt_dev_counter(&d, "blocks_read_in_place"),
+	      (unsigned long long)(half >> img->log_bs));
+	/* File: out of the page cache, read with a bio, which brings it in,
+	 * once the backend has looked again (backends/file_map.c: a chunk's
+	 * answer stands FILE_MAP_LOOK_MS, 1 s); the last block not in place
+	 * where it is partial. */
+	if (file) {
+		vt_evict(copy.path);
+		usleep(1100 * 1000);
+	}
+	before = vt_dev_counter(&d, "blocks_read_in_place");
+	bad += !vt_read_ok(&d, img, half, 8192, 0);
+	bad += !vt_read_ok(&d, img, last, img->data_size - last, 0);
+	if (!file)
+		before += 8192 >> img->log_bs;
+	if (!file && img->data_size % (1u << img->log_bs) == 0)
+		before += (img->data_size - last) >> img->log_bs;
+	CHECK(vt_dev_counter(&d, "blocks_read_in_place") == before,
+	      "%s: %llu blocks read in place, not %llu", backend,
+	      (unsigned long long)vt_dev_counter(&d, "blocks_read_in_place"),
+	      (unsigned long long)before);
+	bad += !vt_read_ok(&d, img, half, 8192, 0);
+	CHECK(vt_dev_counter(&d, "blocks_read_in_place") ==
+	      before + (8192 >> img->log_bs),
+	      "%s: read again, %llu blocks read in place, not %llu", backend,
+	      (unsigned long long)vt_dev_counter(&d, "blocks_read_in_place"),
+	      (unsigned long long)(before + (8192 >> img->log_bs)));
+	for (uint64_t off = half; off + 65536 <= last; off += 65536)
+		bad += !vt_read_ok(&d, img, off, 65536, 0);
+	CHECK(bad == 0, "%s: %llu reads wrong", backend,
+	      (unsigned long long)bad);
+	/* A byte changed in the image, seen through the map. */
+	before = vt_dev_counter(&d, "blocks_read_in_place");
+	CHECK(vt_image_flip(&copy, half + 5000) == 0, "flip");
+	CHECK(vt_dev_read(&d, half, 8192, 0) == -EIO &&
+	      vt_dev_counter(&d, "blocks_read_in_place") > before,
+	      "%s: a block changed in the map read, or not in place", backend);
+	CHECK(vt_image_flip(&copy, half + 5000) == 0, "flip back");
+	CHECK(vt_dev_counter(&d, "failures") == 1, "%s: %llu failures, not 1",
+	      backend, (unsigned long long)vt_dev_counter(&d, "failures"));
+	/* Started in place (its hash blocks cached), truncated before the
+	 * end of the pass verifies it. */
+	inproc_queue_start(&d.iq, 0, &(struct vublk_req){
+		.op = VUBLK_OP_READ, .offset = half, .len = 8192,
+		.buf = vt_dev_buf(&d, 0) });
+	CHECK(truncate(copy.path, half) == 0, "truncate");
+	CHECK(inproc_queue_wait_all(&d.iq) == 0, "wait");
+	CHECK(inproc_queue_pop(&d.iq, &(unsigned){ 0 }, &res) && res == -EIO,
+	      "%s: a read of a truncated map returned %d", backend, res);
+	CHECK(vt_read_ok(&d, img, 0, 4096, 0), "%s: a read below the cut",
+	      backend);
+	CHECK(vt_dev_counter(&d, "io_errors") == 1 &&
+	      vt_dev_counter(&d, "read_in_place_faults") == 1 &&
+	      vt_dev_counter(&d, "failures") == 1,
+	      "%s: %llu I/O errors, %llu faults, %llu failures, not 1 each",
+	      backend, (unsigned long long)vt_dev_counter(&d, "io_errors"),
+	      (unsigned long long)vt_dev_counter(&d, "read_in_place_faults"),
+	      (unsigned long long)vt_dev_counter(&d, "failures"));
+close:
+	vt_dev_close(&d);
+out:
+	copy.data = NULL;
+	vt_image_destroy(&copy);
+}
+
+/*
+ * In place, a request that crosses into a level-0 hash block not yet
+ * cached (no readahead) stops there for the tree read and resumes with
+ * the digests of its remaining blocks, not of its first ones.
+ */
+static void test_in_place_resume(const struct vt_image *img,
+				 const char *backend)
+{
+	const char *opts[] = { "readahead=off", NULL };
+	const uint64_t bs = 1ull << img->log_bs;
+	const uint64_t arity = bs / 32;	/* SHA-256 digests per block */
+	struct vt_dev d;
+
+	if (!vt_in_place_expected(img, backend))
+		return;
+	CHECK(vt_dev_open(&d, img->path, opts) == 0, "open");
+	if (!d.ready)
+		return;
+	CHECK(vt_read_ok(&d, img, 0, (uint32_t)bs, 0), "%s: block 0", backend);
+	CHECK(vt_read_ok(&d, img, (arity - 1) * bs, (uint32_t)(3 * bs), 0) &&
+	      vt_dev_counter(&d, "blocks_read_in_place") == 4,
+	      "%s: across a level-0 block: wrong, or %llu blocks in place, not 4",
+	      backend,
+	      (unsigned long long)vt_dev_counter(&d, "blocks_read_in_place"));
+	CHECK(vt_dev_counter(&d, "failures") == 0, "%s: failures counted",
+	      backend);
+	vt_dev_close(&d);
+}
+
 /*
  * A data byte changes under the running device, after its block and hash
  * blocks were read and verified: the next read of the block fails.  Data
@@ -1003,6 +1160,10 @@ int main(int argc, char **argv)
 	test_stop_on_corruption(&img_b);
 	test_truncated_under_device(&img_b);
 	test_changed_under_device(&img_b);
+	test_read_in_place(&img_a, backend);
+	test_read_in_place(&img_b, backend);
+	test_in_place_resume(&img_a, backend);
+	test_in_place_resume(&img_b, backend);
 	test_backend_option(&img_b, backend);
 	if (!strcmp(backend, "file"))
 		test_direct(&img_b);
