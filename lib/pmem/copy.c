@@ -54,6 +54,28 @@ static int pmem_store_guarded(struct pmem_dev *dev, pmem_guarded_fn fn,
 		-EIO : 0;
 }
 
+/*
+ * fn's frames, abandoned below ours, left their ASan redzones poisoned
+ * (libpmem2's copies, the other guarded calls, have none), where later
+ * calls will put their own frames: unpoison that stretch of the stack,
+ * from the abandoned stack pointer (and the 128-byte red zone below it,
+ * which a leaf function may use) up to our frame, all of it dead.
+ * __asan_handle_no_return(), which ASan calls for a longjmp, cannot: its
+ * own frame lands on the poisoned stretch, and ASan reports its locals.
+ */
+static void pmem_asan_unpoison_abandoned(const struct pmem_guard *guard)
+{
+#ifdef __SANITIZE_ADDRESS__
+	uintptr_t lo = guard->fault_sp - 128;
+	uintptr_t hi = (uintptr_t)__builtin_frame_address(0);
+
+	if (lo < hi)
+		__asan_unpoison_memory_region((void *)lo, hi - lo);
+#else
+	(void)guard;
+#endif
+}
+
 int pmem_guarded_read(const void *start, size_t len, void (*fn)(void *ctx),
 		      void *ctx)
 {
@@ -66,12 +88,7 @@ int pmem_guarded_read(const void *start, size_t len, void (*fn)(void *ctx),
 	guard->end = (const char *)start + len;
 	if (!pmem_guarded_call(guard, (pmem_guarded_fn)fn, ctx, NULL, 0, 0))
 		return 0;
-#ifdef __SANITIZE_ADDRESS__
-	/* fn's frames, abandoned below ours, left their redzones poisoned
-	 * (libpmem2's copies, the other guarded calls, have none): unpoison
-	 * the stack, as ASan does for a longjmp. */
-	__asan_handle_no_return();
-#endif
+	pmem_asan_unpoison_abandoned(guard);
 	return -EIO;
 }
 

@@ -33,6 +33,9 @@ struct pmem_guard {
 	uint64_t rsp, rbx, rbp, r12, r13, r14, r15;
 	uint8_t active;
 	const char *start, *end;	/* the mapping being copied to or from */
+	/* Where the stack pointer was when a call was abandoned: its frames
+	 * lay between there and the guarded call's (pmem_guarded_read()). */
+	uintptr_t fault_sp;
 };
 
 /* The guarded function, called with four arguments in registers; its

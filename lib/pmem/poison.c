@@ -111,6 +111,7 @@ bool pmem_guard_recover(const siginfo_t *info, ucontext_t *uc)
 	    hi <= (uintptr_t)g->start || lo >= (uintptr_t)g->end)
 		return false;
 	g->active = 0;
+	g->fault_sp = (uintptr_t)regs[REG_RSP];
 	regs[REG_RSP] = (greg_t)g->rsp;
 	regs[REG_RBX] = (greg_t)g->rbx;
 	regs[REG_RBP] = (greg_t)g->rbp;
