@@ -151,6 +151,10 @@ static inline uint64_t verity_counter(atomic_uint_fast64_t *c)
 	return atomic_load_explicit(c, memory_order_relaxed);
 }
 
+/* The largest request whose blocks are read in place (verity_read.c:
+ * verity_take_from_map()). */
+#define VERITY_IN_PLACE_MAX_BYTES (64u << 10)
+
 /* Tree reads one request has in flight at once: a plan's extents, or
  * the one extent the verifier said it lacks. */
 #define VERITY_MAX_TREE_READS 16
