@@ -161,15 +161,25 @@ static void file_map_look(struct file_map *m, uint64_t c, uint32_t now)
 	atomic_store_explicit(&m->looked[c], now, memory_order_relaxed);
 }
 
+/* The pages [*first, *end) that hold [pos, pos + len); false when the
+ * range is empty or not all inside the map (or nothing is mapped). */
+static bool file_map_pages(const struct file_map *m, uint64_t pos,
+			   uint32_t len, uint64_t *first, uint64_t *end)
+{
+	if (!m->addr || !len || pos > m->len || len > m->len - pos)
+		return false;
+	*first = pos / m->page_size;
+	*end = (pos + len + m->page_size - 1) / m->page_size;
+	return true;
+}
+
 const uint8_t *file_map_at(struct file_map *m, uint64_t pos, uint32_t len)
 {
 	uint64_t first, end;
 	uint32_t now;
 
-	if (!m->addr || !len || pos > m->len || len > m->len - pos)
+	if (!file_map_pages(m, pos, len, &first, &end))
 		return NULL;
-	first = pos / m->page_size;
-	end = (pos + len + m->page_size - 1) / m->page_size;
 	now = file_map_now();
 	for (uint64_t c = first / FILE_MAP_CHUNK_PAGES;
 	     c <= (end - 1) / FILE_MAP_CHUNK_PAGES; c++)
@@ -185,10 +195,8 @@ void file_map_read_in(struct file_map *m, uint64_t pos, uint32_t len)
 {
 	uint64_t first, end;
 
-	if (!m->addr || !len || pos > m->len || len > m->len - pos)
+	if (!file_map_pages(m, pos, len, &first, &end))
 		return;
-	first = pos / m->page_size;
-	end = (pos + len + m->page_size - 1) / m->page_size;
 	while (first < end) {
 		uint64_t w = first / 64, stop = (w + 1) * 64;
 		uint64_t n = (end < stop ? end : stop) - first;
