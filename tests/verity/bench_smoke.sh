@@ -27,6 +27,20 @@ for vt in on off; do
 	grep -q "^verified read: .* 0 errors)" <<<"$out" || fail "--verify-thread=$vt: $out"
 	grep -qx "verify thread: *$vt" <<<"$out" || fail "--verify-thread=$vt not taken: $out"
 done
+# Reading in place or not: the same clean read, and off means none of it
+# (on: some, where the target says it reads in place: SHA-NI).
+for rip in on off; do
+	out=$("$bench" verity "$dir/img" --read-in-place=$rip --pattern=rand \
+		--io-size=4K --seconds=1 2>&1) || fail "--read-in-place=$rip: exit status $?: $out"
+	grep -q "^verified read: .* 0 errors)" <<<"$out" || fail "--read-in-place=$rip: $out"
+	share=$(sed -n 's/^read in place: *\([0-9.]*\)%.*/\1/p' <<<"$out")
+	if [ $rip = off ] || ! grep -q "(cached blocks read in place)" <<<"$out"; then
+		[ "$share" = 0.0 ] || fail "--read-in-place=$rip: $share% read in place: $out"
+	else
+		[ -n "$share" ] && [ "$share" != 0.0 ] ||
+			fail "--read-in-place=on: nothing read in place: $out"
+	fi
+done
 # --rounds: a line per round, then the medians of the rounds' measures.
 out=$("$bench" verity "$dir/img" --rounds=4 --bytes=6M 2>/dev/null) ||
 	fail "--rounds=4: exit status $?: $out"
@@ -61,7 +75,7 @@ out=$("$bench" verity "$dir/img" --bytes=6M --rounds=50 2>/dev/null) &&
 	fail "a corrupt image benchmarked clean in rounds"
 [ "$(grep -c '^round ' <<<"$out")" = 1 ] || fail "--rounds went on after read errors: $out"
 for bad in "--depth=0" "--io-size=100" "--io-size=513" "--pattern=zigzag" "--seconds=1 --bytes=1M" \
-	   "--verify-thread=maybe" "--bogus" "--direct=1" "--depth" "--rounds=0" "--rounds=x"; do
+	   "--verify-thread=maybe" "--read-in-place=maybe" "--bogus" "--direct=1" "--depth" "--rounds=0" "--rounds=x"; do
 	err=$("$bench" verity "$dir/img" $bad 2>&1 >/dev/null)
 	status=$?
 	[ $status = 2 ] || fail "$bad: exit status $status, expected 2"

@@ -246,6 +246,11 @@ void bench_verity_opts_fill(struct bench_verity_opts *o,
 			 "verify-thread=%s", a->verify_thread);
 		o->v[n++] = o->verify_thread;
 	}
+	if (a->read_in_place) {
+		snprintf(o->read_in_place, sizeof(o->read_in_place),
+			 "read-in-place=%s", a->read_in_place);
+		o->v[n++] = o->read_in_place;
+	}
 	o->v[n] = NULL;
 }
 

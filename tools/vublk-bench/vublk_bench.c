@@ -4,7 +4,7 @@
  *
  *   vublk-bench verity IMAGE [--pattern=seq|rand] [--io-size=N] [--depth=N]
  *               [--direct] [--readahead=MODE] [--cache-mb=N]
- *               [--verify-thread=on|off|auto]
+ *               [--verify-thread=on|off|auto] [--read-in-place=on|off]
  *               [--seconds=N | --bytes=N] [--rounds=N]
  *               [--plot=FILE.svg [--plot-label=L] [--plot-rate=wall|cpu]]
  *   vublk-bench nbd URI [the same options but --direct and --rounds]
@@ -30,7 +30,7 @@
 
 enum bench_opt {
 	OPT_PATTERN = 256, OPT_IO_SIZE, OPT_DEPTH, OPT_DIRECT, OPT_READAHEAD,
-	OPT_CACHE_MB, OPT_VERIFY_THREAD, OPT_SECONDS, OPT_BYTES, OPT_ROUNDS,
+	OPT_CACHE_MB, OPT_VERIFY_THREAD, OPT_READ_IN_PLACE, OPT_SECONDS, OPT_BYTES, OPT_ROUNDS,
 	OPT_PLOT,
 	OPT_PLOT_LABEL, OPT_PLOT_RATE, OPT_HELP,
 };
@@ -43,6 +43,7 @@ static const struct option bench_options[] = {
 	{ "readahead", required_argument, NULL, OPT_READAHEAD },
 	{ "cache-mb", required_argument, NULL, OPT_CACHE_MB },
 	{ "verify-thread", required_argument, NULL, OPT_VERIFY_THREAD },
+	{ "read-in-place", required_argument, NULL, OPT_READ_IN_PLACE },
 	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "bytes", required_argument, NULL, OPT_BYTES },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
@@ -77,6 +78,9 @@ BENCH_USAGE_WORKLOAD
 "  --direct            read the image with O_DIRECT (default: page cache,\n"
 "                      warmed before the run)\n"
 "  --readahead=MODE    off, completion or submission (the target's default)\n"
+"  --read-in-place=on|off  hash blocks of the page cache as they are copied\n"
+"                      out of its map (the target's default: on, where it\n"
+"                      can), or read them all\n"
 BENCH_USAGE_AMOUNT
 "  --rounds=N          measure N times in turn (each the verified read, the\n"
 "                      unverified one and the limits) and report the medians:\n"
@@ -211,12 +215,25 @@ static int bench_keyword(const char *opt, const char *arg,
 	return -EINVAL;
 }
 
+/* An option whose value is one of names, kept as given in *value (the
+ * target's own option takes the same word). */
+static int bench_keyword_value(const char *opt, const char *arg,
+			       const char *const names[], const char **value)
+{
+	int k = bench_keyword(opt, arg, names);
+
+	if (k >= 0)
+		*value = arg;
+	return k < 0 ? k : 0;
+}
+
 static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 {
 	static const char *const patterns[] = { "seq", "rand", NULL };
 	static const char *const thread_modes[] = { "on", "off", "auto",
 						    NULL };
 	static const char *const rates[] = { "wall", "cpu", NULL };
+	static const char *const on_off[] = { "on", "off", NULL };
 	uint64_t v;
 	int k;
 
@@ -248,21 +265,18 @@ static int bench_parse_one(struct bench_args *a, int opt, const char *arg)
 		a->direct = true;
 		return 0;
 	case OPT_READAHEAD:
-		k = bench_keyword("--readahead", arg, bench_readahead_modes);
-		if (k < 0)
-			return k;
-		a->readahead = arg;
-		return 0;
+		return bench_keyword_value("--readahead", arg, bench_readahead_modes,
+					   &a->readahead);
 	case OPT_CACHE_MB:
 		/* The verity target's range (--cache-mb, in MiB). */
 		return bench_number("--cache-mb", arg, 1, 1 << 20,
 				    &a->cache_mb);
 	case OPT_VERIFY_THREAD:
-		k = bench_keyword("--verify-thread", arg, thread_modes);
-		if (k < 0)
-			return k;
-		a->verify_thread = arg;
-		return 0;
+		return bench_keyword_value("--verify-thread", arg, thread_modes,
+					   &a->verify_thread);
+	case OPT_READ_IN_PLACE:
+		return bench_keyword_value("--read-in-place", arg, on_off,
+					   &a->read_in_place);
 	case OPT_SECONDS:
 		return bench_number("--seconds", arg, 1, 86400, &a->seconds);
 	case OPT_BYTES:

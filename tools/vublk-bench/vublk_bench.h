@@ -28,6 +28,7 @@ struct bench_args {
 					 * NULL: the target's default */
 	uint64_t cache_mb;		/* 0: the target's default */
 	const char *verify_thread;	/* on, off, auto; NULL: default */
+	const char *read_in_place;	/* on, off; NULL: default (verity) */
 	uint64_t seconds;		/* stop after this long, or */
 	uint64_t bytes;			/* after this many bytes (0: unset) */
 	uint64_t rounds;		/* verity: --rounds (0: unset, one) */
@@ -91,11 +92,12 @@ int bench_verity(const struct bench_args *a);
 
 /* The verity target's options for one run (struct bench_target.opts). */
 struct bench_verity_opts {
-	const char *v[5];	/* NULL-ended */
-	char readahead[32], cache_mb[32], verify_thread[32];
+	const char *v[6];	/* NULL-ended */
+	char readahead[32], cache_mb[32], verify_thread[32], read_in_place[32];
 };
 /* Fill o: direct if a says so, readahead=MODE (NULL: the target's
- * default), then the tuning the user gave (cache-mb, verify-thread), all
+ * default), then the tuning the user gave (cache-mb, verify-thread,
+ * read-in-place), all
  * checked when parsed, so that they fit. */
 void bench_verity_opts_fill(struct bench_verity_opts *o,
 			    const struct bench_args *a, const char *readahead);
