@@ -160,15 +160,20 @@ AVX512_TARGET static inline void sha256_load_words(__m512i w[16],
 	const __m512i bswap32 = _mm512_broadcast_i32x4(_mm_set_epi64x(
 		0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL));
 
-	for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++) {
-		w[j] = _mm512_loadu_si512(data[j] + offset);
-		/* One load for the hash and the copy (sha256_ni.c:
-		 * sha256_lane_message()). */
-		__asm__("" : "+v"(w[j]));
-	}
-	if (copy)
-		for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++)
+	if (copy) {
+		for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++) {
+			w[j] = _mm512_loadu_si512(data[j] + offset);
+			/* One load for the hash and the copy (sha256_ni.c:
+			 * sha256_lane_message()). */
+			__asm__("" : "+v"(w[j]));
 			_mm512_storeu_si512(copy[j] + offset, w[j]);
+		}
+	} else {
+		/* Without a copy, the compiler may place the loads as it
+		 * likes (into the transposition's operands). */
+		for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++)
+			w[j] = _mm512_loadu_si512(data[j] + offset);
+	}
 	sha256_transpose16(w);
 	for (int t = 0; t < 16; t++)
 		w[t] = _mm512_shuffle_epi8(w[t], bswap32);

@@ -169,10 +169,12 @@ SHA256_TARGET static inline void sha256_lane_message(struct sha256_lane *l,
 
 		/* m is what is hashed and what is copied: the compiler may
 		 * not load the block a second time for either (copy may
-		 * alias block today; this holds without that). */
-		__asm__("" : "+x"(m));
-		if (copy)
+		 * alias block today; this holds without that).  Without a
+		 * copy, it may fold the load into the shuffle. */
+		if (copy) {
+			__asm__("" : "+x"(m));
 			_mm_storeu_si128((__m128i *)(copy + 16 * i), m);
+		}
 		l->w[i] = _mm_shuffle_epi8(m, bswap32);
 	}
 }
@@ -230,8 +232,19 @@ SHA256_TARGET static void name(uint32_t state[][8],			\
 		for (int j = 0; j < N; j++) {				\
 			abef[j] = l[j].abef;				\
 			cdgh[j] = l[j].cdgh;				\
-			sha256_lane_message(&l[j], data[j] + 64 * i,	\
-					    copy ? copy[j] + 64 * i : NULL); \
+		}							\
+		/* Two loops, so that the one without copies tests	\
+		 * nothing per load (GCC -O2 does not unswitch). */	\
+		if (copy) {						\
+			_Pragma("GCC unroll 8")				\
+			for (int j = 0; j < N; j++)			\
+				sha256_lane_message(&l[j], data[j] + 64 * i, \
+						    copy[j] + 64 * i);	\
+		} else {						\
+			_Pragma("GCC unroll 8")				\
+			for (int j = 0; j < N; j++)			\
+				sha256_lane_message(&l[j], data[j] + 64 * i, \
+						    NULL);		\
 		}							\
 		_Pragma("GCC unroll 16")				\
 		for (int g = 0; g < 16; g++) {				\
