@@ -169,8 +169,8 @@ SHA256_TARGET static inline void sha256_lane_message(struct sha256_lane *l,
 
 		/* m is what is hashed and what is copied: the compiler may
 		 * not load the block a second time for either (copy may
-		 * alias block today; this holds without that).  Without a
-		 * copy, it may fold the load into the shuffle. */
+		 * alias block today; this holds without that).  Only a copy
+		 * needs the pin. */
 		if (copy) {
 			__asm__("" : "+x"(m));
 			_mm_storeu_si128((__m128i *)(copy + 16 * i), m);
@@ -528,6 +528,10 @@ void merkle_sha256_finup(const struct merkle_sha256_prefix *prefix,
 		lasts[j] = last[j];
 		memcpy(state[j], prefix->state, sizeof(prefix->state));
 		if (copy) {
+			/* first[] and last[] are what is hashed: the copy is
+			 * made from them, never from a second load of data
+			 * (a compiler may forward a memcpy's source). */
+			__asm__("" : : "r"(first[j]), "r"(last[j]) : "memory");
 			sha256_copy_cut(copy[j], &c, first[j],
 					prefix->tail_len, last[j], len);
 			whole_copies[j] = copy[j] + c.head;

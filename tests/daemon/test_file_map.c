@@ -60,14 +60,19 @@ static bool evict_and_wait(const struct file_map *m, int fd)
 	const struct timespec wait = { .tv_sec = 1, .tv_nsec = 100000000 };
 	unsigned char first_page;
 
-	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) ||
-	    nanosleep(&wait, NULL) ||
+	int err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+
+	if (err) {
+		fprintf(stderr, "posix_fadvise: %s\n", strerror(err));
+		exit(1);
+	}
+	if (nanosleep(&wait, NULL) ||
 	    mincore((void *)m->addr, 1, &first_page)) {
 		perror("evict");
 		exit(1);
 	}
 	if (first_page & 1)
-		printf("SKIP eviction checks: this file system keeps the pages\n");
+		printf("SKIP eviction checks: the file system keeps the pages\n");
 	return !(first_page & 1);
 }
 
@@ -132,14 +137,17 @@ static void test_look_again(struct file_map *m, int fd, size_t page)
 
 int main(void)
 {
-	char path[] = "/var/tmp/vublk-file-map-XXXXXX";
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uint64_t len = PAGES * page + TAIL;
 	struct file_map m;
-	int fd = mkstemp(path);
+	char path[4096];
+	int fd;
 
+	snprintf(path, sizeof(path), "%s/vublk-file-map-XXXXXX", dir);
+	fd = mkstemp(path);
 	if (fd < 0) {
-		perror("mkstemp");
+		perror(path);
 		return 1;
 	}
 	unlink(path);

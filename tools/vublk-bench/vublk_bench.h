@@ -93,12 +93,12 @@ int bench_verity(const struct bench_args *a);
 /* The verity target's options for one run (struct bench_target.opts). */
 struct bench_verity_opts {
 	const char *v[6];	/* NULL-ended */
-	char readahead[32], cache_mb[32], verify_thread[32], read_in_place[32];
+	char readahead[32], cache_mb[32], verify_thread[32];
+	char read_in_place[32];
 };
 /* Fill o: direct if a says so, readahead=MODE (NULL: the target's
  * default), then the tuning the user gave (cache-mb, verify-thread,
- * read-in-place), all
- * checked when parsed, so that they fit. */
+ * read-in-place), all checked when parsed, so that they fit. */
 void bench_verity_opts_fill(struct bench_verity_opts *o,
 			    const struct bench_args *a, const char *readahead);
 
