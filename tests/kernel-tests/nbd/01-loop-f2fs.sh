@@ -23,8 +23,8 @@ grep -q "err= 0" "$T/fio.out" || { cat "$T/fio.out"; fail "fio reported errors";
 f2fs_tree_survives_readd -t loop -f "$URI"
 umount "$MNT" || fail "umount"
 counters "$ID" nbd_commands errors
-[ "${C[nbd_commands]}" -gt 0 ] || fail "no NBD commands counted"
-[ "${C[errors]}" = 0 ] || fail "the core counted errors"
+[ "${COUNT[nbd_commands]}" -gt 0 ] || fail "no NBD commands counted"
+[ "${COUNT[errors]}" = 0 ] || fail "the core counted errors"
 "$VUBLK" del -n "$ID" || fail "vublk del -n $ID"
 # The served file holds the filesystem: add it as a plain file.
 kill_nbdkit TERM

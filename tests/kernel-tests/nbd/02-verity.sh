@@ -20,10 +20,10 @@ mount -t ext4 -o ro "$DEV" "$MNT" || fail "mounting the verity device"
 check_sums "verity over NBD"
 umount "$MNT" || fail "umount"
 counters "$ID" blocks_verified failures tree_reads
-[ "${C[blocks_verified]}" -ge $((8 << 8)) ] ||
-	fail "only ${C[blocks_verified]} blocks verified"
-[ "${C[failures]}" = 0 ] || fail "failures on an intact image"
-[ "${C[tree_reads]}" -gt 0 ] || fail "no tree reads"
+[ "${COUNT[blocks_verified]}" -ge $((8 << 8)) ] ||
+	fail "only ${COUNT[blocks_verified]} blocks verified"
+[ "${COUNT[failures]}" = 0 ] || fail "failures on an intact image"
+[ "${COUNT[tree_reads]}" -gt 0 ] || fail "no tree reads"
 "$VUBLK" del -n "$ID" || fail "vublk del"
 kill_nbdkit TERM
 

@@ -44,7 +44,7 @@ grep -v " ./$BIG\$" "$SUMS" >"$T/small.sums"
 grep -q "data block $block (4096 bytes at byte $((block * 4096))) of $URI failed verification" \
 	"$(device_log "$ID")" || fail "no log line names block $block and $URI: $(tail -n 3 "$(device_log "$ID")")"
 counters "$ID" failures
-[ "${C[failures]}" -ge 1 ] || fail "no failure counted"
+[ "${COUNT[failures]}" -ge 1 ] || fail "no failure counted"
 check_still_up "$pid" "$ID" "after the changed byte"
 umount "$MNT"
 
@@ -58,7 +58,7 @@ grep -q "the server answered Input/output error" "$(device_log "$ID")" ||
 grep -q "nbd $URI: READ of 4096 bytes at byte 4096" "$(device_log "$ID")" ||
 	fail "the log line does not name the URI and the range"
 counters "$ID" server_errors
-[ "${C[server_errors]}" -ge 1 ] || fail "no server error counted"
+[ "${COUNT[server_errors]}" -ge 1 ] || fail "no server error counted"
 rm -f "$T/inject"
 dd if="$DEV" of=/dev/null bs=4k count=1 skip=1 iflag=direct 2>/dev/null ||
 	fail "reads did not come back after the errors stopped"

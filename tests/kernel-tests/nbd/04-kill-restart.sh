@@ -22,8 +22,8 @@ restart_nbdkit
 wait "$fio_pid" || { cat "$T/fio.out"; fail "fio failed across the restart"; }
 grep -q "err= 0" "$T/fio.out" || { cat "$T/fio.out"; fail "fio reported errors"; }
 counters "$ID" connections_lost reconnects requests_failed errors resends
-[ "${C[connections_lost]}" -ge 1 ] || fail "no lost connection counted"
-[ "${C[reconnects]}" -ge 1 ] || fail "no reconnection counted"
-[ "${C[requests_failed]}" = 0 ] || fail "requests failed"
-[ "${C[errors]}" = 0 ] || fail "the core counted errors"
-say "PASS: nbdkit killed and restarted under fio --verify: no error (${C[resends]} resends)"
+[ "${COUNT[connections_lost]}" -ge 1 ] || fail "no lost connection counted"
+[ "${COUNT[reconnects]}" -ge 1 ] || fail "no reconnection counted"
+[ "${COUNT[requests_failed]}" = 0 ] || fail "requests failed"
+[ "${COUNT[errors]}" = 0 ] || fail "the core counted errors"
+say "PASS: nbdkit killed and restarted under fio --verify: no error (${COUNT[resends]} resends)"

@@ -32,7 +32,7 @@ elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 grep -q "Input/output error" "$T/dd.err" || fail "not EIO: $(cat "$T/dd.err")"
 [ "$elapsed" -ge 2500 ] || fail "the read failed after $elapsed ms, before --timeout=3"
 counters "$ID" timeouts
-[ "${C[timeouts]}" -ge 1 ] || fail "no timeout counted"
+[ "${COUNT[timeouts]}" -ge 1 ] || fail "no timeout counted"
 check_still_up "$pid" "$ID" "after a read timed out"
 
 restart_nbdkit

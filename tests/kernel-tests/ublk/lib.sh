@@ -241,3 +241,26 @@ need_feature() {
 ublk_disks() {
 	ls /dev/ublkb* 2>/dev/null | sort | tr '\n' ' '
 }
+
+# counters ID NAME...: the device's counters NAME... into COUNT[NAME], all
+# from ONE `vublk list --json` (a snapshot; device_counter spawns two
+# processes per counter, and each costs a second on a loaded TCG guest).
+declare -A COUNT
+counters() {
+	local id=$1 json name re stats=${VUBLK_RUN_DIR:-/run/vublk}/$1.stats.json
+	shift
+	# The server rewrites its stats file once a second (core/server.c):
+	# wait for a write after this call, so that the counters hold every
+	# request that ended before it (an ASan server on 7.3 had not yet
+	# written those of a whole mount when read at once).
+	: >"$T/counters.ref" || fail "cannot write $T/counters.ref"
+	wait_until 10 test "$stats" -nt "$T/counters.ref" ||
+		fail "the stats file of device $id was not rewritten within 10 s"
+	json=$("$VUBLK" list -n "$id" --json) || fail "vublk list -n $id"
+	json=${json#*\"stats\": \{}
+	for name in "$@"; do
+		re="\"$name\": ([0-9]+)"
+		[[ $json =~ $re ]] || fail "device $id has no counter $name"
+		COUNT[$name]=${BASH_REMATCH[1]}
+	done
+}
