@@ -169,8 +169,8 @@ AVX512_TARGET static inline void sha256_load_words(__m512i w[16],
 			_mm512_storeu_si512(copy[j] + offset, w[j]);
 		}
 	} else {
-		/* Without a copy, the compiler may place the loads as it
-		 * likes (into the transposition's operands). */
+		/* Without a copy nothing is pinned: the compiler
+		 * schedules the loads as it likes. */
 		for (int j = 0; j < MERKLE_SHA256_AVX512_LANES; j++)
 			w[j] = _mm512_loadu_si512(data[j] + offset);
 	}

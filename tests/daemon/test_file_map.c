@@ -58,9 +58,8 @@ static void fill_and_cache(int fd, size_t len)
 static bool evict_and_wait(const struct file_map *m, int fd)
 {
 	const struct timespec wait = { .tv_sec = 1, .tv_nsec = 100000000 };
-	unsigned char first_page;
-
 	int err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	unsigned char first_page;
 
 	if (err) {
 		fprintf(stderr, "posix_fadvise: %s\n", strerror(err));
