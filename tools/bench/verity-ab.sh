@@ -1,16 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # verity-ab.sh: `vublk-bench verity` of two builds side by side, the rows
-# of docs/PERFORMANCE.md "verity target / Host", ROUNDS rounds that
-# alternate the builds run by run, then the median of each row: verified
-# read MB/s per CPU second of each build, their ratio (second / first),
-# each as a ratio to raw SHA-256 and to merkle_hash_blocks measured in
-# the same run (the limits of the issue-19 goals; each build against its
-# own merkle_hash_blocks, which a change to lib/merkle moves; no raw
-# SHA-256 for a SHA-512 image: "-"), and B's
-# ratio to "read + hashing" (the unverified read plus the hashing: what a
-# verified read could reach; "-" if B's vublk-bench does not print it).  For "no
-# path got slower" checks of a change.  This is a benchmark, not a test.
+# of docs/PERFORMANCE.md "verity target / Host".  ROUNDS rounds run each
+# build once per row (A first in odd rounds, B first in even ones, so that
+# neither always runs on the other's heels).  Per row:
+#  - the median verified read of each build, MB/s per CPU second, and
+#    their ratio (B / A);
+#  - the geometric mean of the rounds' own B / A, with its 95% confidence
+#    interval (Student's t over the log ratios).  An interval that holds 1
+#    does not show the row moved; a build against a copy of itself shows
+#    how wide the host's noise makes it;
+#  - each build's ratio to raw SHA-256 and to merkle_hash_blocks measured
+#    in the same run (the limits of the issue-19 goals; each build against
+#    its own merkle_hash_blocks, which a change to lib/merkle moves; no raw
+#    SHA-256 for a SHA-512 image: "-");
+#  - B's ratio to "read + hashing" (the unverified read plus the hashing:
+#    what a verified read could reach; "-" if B's vublk-bench does not
+#    print it).
+# For "no path got slower" checks of a change.  This is a benchmark, not a
+# test.
 #
 # Usage (from the repo, on the host):
 #   tools/bench/verity-ab.sh [--rounds N] [--bytes SIZE] [--seconds N]
@@ -83,6 +91,15 @@ run() {
 				 bound == "" ? "-" : bound }'
 }
 
+# run_into NAME BUILD ARGS: NAME = run's line, or the script stops.
+run_into() {
+	local -n line=$1
+	local build=$2
+	shift 2
+	# shellcheck disable=SC2034 # line names the caller's variable
+	line=$(run "$build" "$@") || { echo "$ME: $build failed on: $*" >&2; exit 1; }
+}
+
 # median: of the numbers on stdin, one a line; "-" if there is none (an
 # empty array printed with printf '%s\n' is one empty line).
 median() {
@@ -91,17 +108,49 @@ median() {
 		print n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
 
+# paired_ratio: of the rounds' "A B" pairs on stdin, "MEAN LOW-HIGH": the
+# geometric mean of B / A and its 95% confidence interval, from the mean
+# and standard error of log(B / A) and Student's t at rounds - 1 degrees
+# of freedom (the table's entry at or below them: never too narrow);
+# "- -" below two rounds.
+paired_ratio() {
+	awk 'function t95(df,   t) {	# df 1-10, then 15, 20, 30, 60
+		split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228", t)
+		if (df <= 10) return t[df]
+		if (df < 15) return t[10]
+		if (df < 20) return 2.131
+		if (df < 30) return 2.086
+		return df < 60 ? 2.042 : 2.000
+	     }
+	     NF == 2 { d[++n] = log($2 / $1); s += d[n] }
+	     END {
+		if (n < 2) { print "- -"; exit }
+		m = s / n
+		for (i = 1; i <= n; i++) v += (d[i] - m) ^ 2
+		h = t95(n - 1) * sqrt(v / (n - 1) / n)
+		printf "%.3f %.3f-%.3f\n", exp(m), exp(m - h), exp(m + h)
+	     }'
+}
+
 echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; A=$a B=$b${extra:+; every row $extra}"
-printf '%-28s %8s %8s %6s %6s %6s %6s %6s %7s\n' "row (MB/s per CPU s)" A B "B / A" \
-	"A/raw" "B/raw" "A/mhb" "B/mhb" "B/bound"
+printf '%-28s %8s %8s %6s %6s %-13s %6s %6s %6s %6s %7s\n' "row (MB/s per CPU s)" A B "B / A" \
+	paired "95% interval" "A/raw" "B/raw" "A/mhb" "B/mhb" "B/bound"
 for row in "${rows[@]}"; do
 	name=${row%%|*} args="${row#*|} $extra"
 	[[ $name == *"$only"* ]] || continue
-	ra=() rb=() raw=() mhba=() mhbb=() bound=()
+	ra=() rb=() raw=() mhba=() mhbb=() bound=() pairs=() out_a= out_b=
 	for ((i = 1; i <= rounds; i++)); do
-		read -r x r1 m1 _ < <(run "$a" $args) || { echo "$ME: $a failed on: $args" >&2; exit 1; }
-		read -r y r2 m2 b2 < <(run "$b" $args) || { echo "$ME: $b failed on: $args" >&2; exit 1; }
-		ra+=("$x") rb+=("$y") mhba+=("$m1") mhbb+=("$m2")
+		# shellcheck disable=SC2086 # the row's options
+		if ((i % 2)); then
+			run_into out_a "$a" $args
+			run_into out_b "$b" $args
+		else
+			run_into out_b "$b" $args
+			run_into out_a "$a" $args
+		fi
+		read -r x r1 m1 _ <<<"$out_a"
+		read -r y r2 m2 b2 <<<"$out_b"
+		ra+=("$x") rb+=("$y") mhba+=("$m1") mhbb+=("$m2") pairs+=("$x $y")
 		[ "$r1" = - ] || raw+=("$r1")
 		[ "$r2" = - ] || raw+=("$r2")
 		[ "$b2" = - ] || bound+=("$(awk -v y="$y" -v b="$b2" 'BEGIN { print y / b }')")
@@ -112,9 +161,11 @@ for row in "${rows[@]}"; do
 	mma=$(printf '%s\n' "${mhba[@]}" | median)
 	mmb=$(printf '%s\n' "${mhbb[@]}" | median)
 	mbound=$(printf '%s\n' "${bound[@]}" | median)
-	awk -v n="$name" -v a="$ma" -v b="$mb" -v r="$mr" -v ma="$mma" -v mb="$mmb" -v bb="$mbound" 'BEGIN {
-		printf "%-28s %8.1f %8.1f %6.3f %6s %6s %6.3f %6.3f %7s\n", n, a, b,
-			b / a, r == "-" ? "-" : sprintf("%.3f", a / r),
+	paired=$(printf '%s\n' "${pairs[@]}" | paired_ratio)
+	awk -v n="$name" -v a="$ma" -v b="$mb" -v p="$paired" -v r="$mr" -v ma="$mma" -v mb="$mmb" -v bb="$mbound" 'BEGIN {
+		split(p, pr, " ")
+		printf "%-28s %8.1f %8.1f %6.3f %6s %-13s %6s %6s %6.3f %6.3f %7s\n", n, a, b,
+			b / a, pr[1], pr[2], r == "-" ? "-" : sprintf("%.3f", a / r),
 			r == "-" ? "-" : sprintf("%.3f", b / r), a / ma, b / mb,
 			bb == "-" ? "-" : sprintf("%.3f", bb) }'
 done
