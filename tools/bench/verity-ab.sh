@@ -27,7 +27,8 @@
 #   BUILD_A, BUILD_B: build directories (e.g. the base commit's and
 #   yours).  Sequential rows read --bytes (default 1G), random rows run
 #   --seconds (default 3).  --rows runs only the rows whose name holds
-#   TEXT (e.g. "rand 4").  --args adds options to every row of both
+#   TEXT (e.g. "rand 4").  An even --rounds runs each build first
+#   equally often.  --args adds options to every row of both
 #   builds, for the modes the rows leave at their defaults (e.g.
 #   "--depth=1", "--cache-mb=1").
 #   On a shared host, run it under `taskset -c CPU` (docs/PERFORMANCE.md,
@@ -111,16 +112,17 @@ median() {
 # paired_ratio: of the rounds' "A B" pairs on stdin, "MEAN LOW-HIGH": the
 # geometric mean of B / A and its 95% confidence interval, from the mean
 # and standard error of log(B / A) and Student's t at rounds - 1 degrees
-# of freedom (the table's entry at or below them: never too narrow);
+# of freedom (the table's entry at or below them, rounded up: never too
+# narrow);
 # "- -" below two rounds.
 paired_ratio() {
 	awk 'function t95(df,   t) {	# df 1-10, then 15, 20, 30, 60
-		split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228", t)
+		split("12.707 4.303 3.183 2.777 2.571 2.447 2.365 2.307 2.263 2.229", t)
 		if (df <= 10) return t[df]
 		if (df < 15) return t[10]
-		if (df < 20) return 2.131
+		if (df < 20) return 2.132
 		if (df < 30) return 2.086
-		return df < 60 ? 2.042 : 2.000
+		return df < 60 ? 2.043 : 2.001
 	     }
 	     NF == 2 { d[++n] = log($2 / $1); s += d[n] }
 	     END {
