@@ -113,8 +113,7 @@ median() {
 # geometric mean of B / A and its 95% confidence interval, from the mean
 # and standard error of log(B / A) and Student's t at rounds - 1 degrees
 # of freedom (the table's entry at or below them, rounded up: never too
-# narrow);
-# "- -" below two rounds.
+# narrow); "- -" below two rounds.
 paired_ratio() {
 	awk 'function t95(df,   t) {	# df 1-10, then 15, 20, 30, 60
 		split("12.707 4.303 3.183 2.777 2.571 2.447 2.365 2.307 2.263 2.229", t)
