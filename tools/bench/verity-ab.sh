@@ -109,11 +109,11 @@ median() {
 		print n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
 
-# paired_ratio: of the rounds' "A B" pairs on stdin, "MEAN LOW-HIGH": the
-# geometric mean of B / A and its 95% confidence interval, from the mean
-# and standard error of log(B / A) and Student's t at rounds - 1 degrees
-# of freedom (the table's entry at or below them, rounded up: never too
-# narrow); "- -" below two rounds.
+# paired_ratio: of the rounds' "A B" pairs on stdin (ra and rb side by
+# side), "MEAN LOW-HIGH": the geometric mean of B / A and its 95%
+# confidence interval, from the mean and standard error of log(B / A)
+# and Student's t at rounds - 1 degrees of freedom (the table's entry at
+# or below them, rounded up: never too narrow); "- -" below two rounds.
 paired_ratio() {
 	awk 'function t95(df,   t) {	# df 1-10, then 15, 20, 30, 60
 		split("12.707 4.303 3.183 2.777 2.571 2.447 2.365 2.307 2.263 2.229", t)
@@ -139,7 +139,7 @@ printf '%-28s %8s %8s %6s %6s %-13s %6s %6s %6s %6s %7s\n' "row (MB/s per CPU s)
 for row in "${rows[@]}"; do
 	name=${row%%|*} args="${row#*|} $extra"
 	[[ $name == *"$only"* ]] || continue
-	ra=() rb=() raw=() mhba=() mhbb=() bound=() pairs=() out_a= out_b=
+	ra=() rb=() raw=() mhba=() mhbb=() bound=() out_a= out_b=
 	for ((i = 1; i <= rounds; i++)); do
 		# shellcheck disable=SC2086 # the row's options
 		if ((i % 2)); then
@@ -151,7 +151,7 @@ for row in "${rows[@]}"; do
 		fi
 		read -r x r1 m1 _ <<<"$out_a"
 		read -r y r2 m2 b2 <<<"$out_b"
-		ra+=("$x") rb+=("$y") mhba+=("$m1") mhbb+=("$m2") pairs+=("$x $y")
+		ra+=("$x") rb+=("$y") mhba+=("$m1") mhbb+=("$m2")
 		[ "$r1" = - ] || raw+=("$r1")
 		[ "$r2" = - ] || raw+=("$r2")
 		[ "$b2" = - ] || bound+=("$(awk -v y="$y" -v b="$b2" 'BEGIN { print y / b }')")
@@ -162,7 +162,8 @@ for row in "${rows[@]}"; do
 	mma=$(printf '%s\n' "${mhba[@]}" | median)
 	mmb=$(printf '%s\n' "${mhbb[@]}" | median)
 	mbound=$(printf '%s\n' "${bound[@]}" | median)
-	paired=$(printf '%s\n' "${pairs[@]}" | paired_ratio)
+	paired=$(paste -d ' ' <(printf '%s\n' "${ra[@]}") <(printf '%s\n' "${rb[@]}") |
+		paired_ratio)
 	awk -v n="$name" -v a="$ma" -v b="$mb" -v p="$paired" -v r="$mr" -v ma="$mma" -v mb="$mmb" -v bb="$mbound" 'BEGIN {
 		split(p, pr, " ")
 		printf "%-28s %8.1f %8.1f %6.3f %6s %-13s %6s %6s %6.3f %6.3f %7s\n", n, a, b,
